@@ -1,0 +1,211 @@
+/*
+ * Settling a tool-call row: the one path every reply takes, whatever the
+ * channel (web, terminal, API, expiry). It validates the reply against the
+ * row's kind and request, computes the outcome with the pure question model,
+ * then writes it with a conditional update on a still-pending, unexpired row,
+ * so that of N concurrent replies exactly one wins (SPEC §4.3). The losers
+ * learn who won and when.
+ */
+
+import { DateTime } from 'luxon'
+import {
+  AlreadySettledException,
+  E_CANCELLED,
+  E_EXPIRED,
+  E_NOT_FOUND,
+  InvalidReplyException,
+} from '../errors.ts'
+import { checkAnswers, normalizeReply, parseReply } from '../questions/reply.ts'
+import { settleExpired, settleReply } from '../questions/settle.ts'
+import type {
+  AnsweredVia,
+  DecisionReply,
+  Outcome,
+  QuestionLimits,
+  QuestionSet,
+  Reply,
+} from '../questions/types.ts'
+import { ToolCall, type ToolCallStatus } from '../persistence/models/tool_call.ts'
+import debug from '../debug.ts'
+
+/**
+ * Who settles a row and through what.
+ */
+export type SettleOptions = {
+  by: string | null
+  via: AnsweredVia
+}
+
+/**
+ * Re-validates args a person edited on an approval card. Returns the
+ * validated args, or throws `InvalidReplyException` with field errors.
+ * The runtime passes the tool's Vine validator here.
+ */
+export type EditedInputValidator = (row: ToolCall, editedInput: unknown) => Promise<unknown>
+
+export type RowSettlerOptions = {
+  limits?: Partial<QuestionLimits>
+  validateEditedInput?: EditedInputValidator
+  /** The clock; tests move it to expire rows */
+  now?: () => DateTime
+}
+
+/**
+ * The wait a row stands for, in the pure model's terms.
+ */
+function waitOf(row: ToolCall) {
+  return row.waitsForAnswers
+    ? { kind: 'question' as const, set: row.request as QuestionSet }
+    : { kind: 'approval' as const, toolName: row.toolName }
+}
+
+function statusFor(outcome: Outcome): ToolCallStatus {
+  if (outcome.expired) return 'expired'
+  if (outcome.kind === 'answers') return 'answered'
+  return outcome.approved ? 'approved' : 'rejected'
+}
+
+/**
+ * Settles pending rows. Stateless apart from its options: one instance
+ * serves the whole app.
+ *
+ * @example
+ * const settler = new RowSettler()
+ * await settler.settle(rowId, { answers: { db: ['pg'] } }, { by: 'user:1', via: 'web' })
+ */
+export class RowSettler {
+  #options: RowSettlerOptions
+
+  constructor(options: RowSettlerOptions = {}) {
+    this.#options = options
+  }
+
+  #now() {
+    return this.#options.now?.() ?? DateTime.now()
+  }
+
+  /**
+   * Settles a pending row with a person's reply and returns the settled
+   * row. Throws E_NOT_FOUND, E_EXPIRED, E_CANCELLED, AlreadySettledException
+   * (409), InvalidReplyException (422) or ReplyMismatchException (422).
+   */
+  async settle(rowId: string, rawReply: unknown, options: SettleOptions): Promise<ToolCall> {
+    const row = await ToolCall.find(rowId)
+    if (!row) throw new E_NOT_FOUND([`No tool-call row ${rowId}`])
+    if (row.status !== 'pending') throw this.#settledError(row)
+
+    const wait = waitOf(row)
+    const reply = normalizeReply(await parseReply(rawReply, this.#options.limits), wait.kind)
+    const ctx = { answeredBy: options.by, answeredVia: options.via, limits: this.#options.limits }
+
+    let outcome: Outcome
+    if ('answers' in reply) {
+      const issues = checkAnswers(wait.kind === 'question' ? wait.set : { questions: [] }, reply)
+      if (issues.length > 0) throw new InvalidReplyException(issues)
+      outcome = settleReply(wait, reply, ctx)
+    } else {
+      outcome = settleReply(wait, await this.#revalidateEdit(row, reply), ctx)
+    }
+
+    const now = this.#now()
+    const won = await this.#update(row, now, {
+      status: statusFor(outcome),
+      reply: rawReply as Reply,
+      outcome,
+      answeredBy: options.by,
+      answeredVia: options.via,
+      settledAt: now,
+    })
+    if (won) {
+      debug('row %s settled %s by %s via %s', row.id, statusFor(outcome), options.by, options.via)
+      return (await ToolCall.findOrFail(row.id))
+    }
+
+    /*
+     * Lost: someone else settled it, or it expired between the read and
+     * the write. An expired row still pending is settled by its policy now,
+     * so a late reply never leaves it hanging.
+     */
+    const fresh = await ToolCall.findOrFail(row.id)
+    if (fresh.status === 'pending') {
+      await this.expire(fresh)
+      throw new E_EXPIRED([row.id])
+    }
+    throw this.#settledError(fresh)
+  }
+
+  /**
+   * Settles a pending row by its `onExpiry` policy, with `answeredVia:
+   * 'expiry'`. Returns false when the row was no longer pending (someone
+   * answered first). Cancelling the run for the `cancel` policy is the
+   * runtime's job; the row is settled here all the same.
+   */
+  async expire(row: ToolCall): Promise<boolean> {
+    const outcome = settleExpired(waitOf(row), row.onExpiry, {
+      answeredBy: null,
+      answeredVia: 'expiry',
+      limits: this.#options.limits,
+    })
+    const now = this.#now()
+    const won = await this.#update(
+      row,
+      now,
+      {
+        status: 'expired',
+        reply: null,
+        outcome,
+        answeredBy: null,
+        answeredVia: 'expiry',
+        settledAt: now,
+      },
+      false
+    )
+    if (won) debug('row %s expired (%s)', row.id, row.onExpiry)
+    return won
+  }
+
+  /**
+   * Re-validates edited args of an approval and notes whether they changed.
+   */
+  async #revalidateEdit(row: ToolCall, reply: DecisionReply): Promise<DecisionReply> {
+    if (!reply.approved || reply.editedInput === undefined) return reply
+    const validator = this.#options.validateEditedInput
+    if (!validator) {
+      throw new InvalidReplyException([
+        { path: 'editedInput', message: `tool "${row.toolName}" does not accept edited args here` },
+      ])
+    }
+    return { ...reply, editedInput: await validator(row, reply.editedInput) }
+  }
+
+  /**
+   * The conditional update: only a still-pending row (and, unless
+   * expiring, an unexpired one) takes the change. True when this call won.
+   */
+  async #update(
+    row: ToolCall,
+    now: DateTime,
+    changes: Partial<ToolCall>,
+    requireUnexpired = true
+  ): Promise<boolean> {
+    const payload = row.prepareForAdapter({ ...changes, updatedAt: now })
+    const at = row.prepareForAdapter({ expiresAt: now }).expires_at
+    const query = ToolCall.query().where('id', row.id).where('status', 'pending')
+    if (requireUnexpired) {
+      query.where((unexpired) => unexpired.whereNull('expires_at').orWhere('expires_at', '>', at))
+    }
+    const affected = await query.update(payload)
+    return Number(Array.isArray(affected) ? affected[0] : affected) === 1
+  }
+
+  #settledError(row: ToolCall) {
+    if (row.status === 'expired') return new E_EXPIRED([row.id])
+    if (row.status === 'cancelled') return new E_CANCELLED([row.id])
+    return new AlreadySettledException(
+      row.id,
+      row.answeredBy,
+      row.answeredVia,
+      row.settledAt ? row.settledAt.toJSDate() : null
+    )
+  }
+}

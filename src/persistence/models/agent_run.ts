@@ -1,0 +1,70 @@
+/*
+ * One execution of a named agent on an input, owned by the person who may
+ * answer it. A waiting run is only this row and its tool-call rows: no
+ * process holds it (SPEC §4.1).
+ */
+
+import { randomUUID } from 'node:crypto'
+import { DateTime } from 'luxon'
+import { BaseModel, beforeCreate, column } from '@adonisjs/lucid/orm'
+import { jsonColumn } from '../json_column.ts'
+
+export type RunStatus = 'queued' | 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled'
+
+export class AgentRun extends BaseModel {
+  static table = 'agent_runs'
+  static selfAssignPrimaryKey = true
+
+  @column({ isPrimary: true })
+  declare id: string
+
+  @column()
+  declare agent: string
+
+  @column()
+  declare status: RunStatus
+
+  @column()
+  declare ownerId: string | null
+
+  @column()
+  declare parentRunId: string | null
+
+  @jsonColumn()
+  declare input: unknown
+
+  @jsonColumn()
+  declare result: unknown
+
+  @column()
+  declare errorCode: string | null
+
+  @column()
+  declare error: string | null
+
+  /** Ask calls made so far; intake does not count (SPEC §2.5) */
+  @column()
+  declare askCount: number
+
+  @column()
+  declare leaseOwner: string | null
+
+  @column.dateTime()
+  declare leaseExpiresAt: DateTime | null
+
+  @column.dateTime({ autoCreate: true })
+  declare createdAt: DateTime
+
+  @column.dateTime({ autoCreate: true, autoUpdate: true })
+  declare updatedAt: DateTime
+
+  @column.dateTime()
+  declare finishedAt: DateTime | null
+
+  @beforeCreate()
+  static assignId(run: AgentRun) {
+    run.id ??= randomUUID()
+    run.status ??= 'queued'
+    run.askCount ??= 0
+  }
+}

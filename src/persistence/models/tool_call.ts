@@ -1,0 +1,128 @@
+/*
+ * Every tool call of a run is a row: the audit trail, and the wait. Rows
+ * that need a person (`action`, `ask`, `intake`) start `pending` and are
+ * settled once, by a conditional update (see src/inbox/row_settler.ts).
+ */
+
+import { randomUUID } from 'node:crypto'
+import { DateTime } from 'luxon'
+import { BaseModel, beforeCreate, column } from '@adonisjs/lucid/orm'
+import { jsonColumn } from '../json_column.ts'
+import type { AnsweredVia, Outcome, Reply } from '../../questions/types.ts'
+import type { ExpiryPolicy } from '../../questions/settle.ts'
+
+/**
+ * `read` runs at once, `action` waits for a yes/no, `ask` is the model's
+ * question set, `intake` the configured form asked before the first model call.
+ */
+export type ToolCallKind = 'read' | 'action' | 'ask' | 'intake'
+
+/**
+ * `pending` until settled; then one of the settled states. `auto` marks a
+ * row that never waited (a read tool).
+ */
+export type ToolCallStatus =
+  | 'pending'
+  | 'answered'
+  | 'approved'
+  | 'rejected'
+  | 'expired'
+  | 'cancelled'
+  | 'auto'
+
+/**
+ * Where executing the tool got to; lets a restart tell "never ran" from
+ * "ran" from "was running when the process died".
+ */
+export type ToolExecution = 'running' | 'succeeded' | 'failed' | 'interrupted'
+
+export class ToolCall extends BaseModel {
+  static table = 'agent_tool_calls'
+  static selfAssignPrimaryKey = true
+
+  @column({ isPrimary: true })
+  declare id: string
+
+  @column()
+  declare runId: string
+
+  /** Position of the row in its run, from 1 */
+  @column()
+  declare sequence: number
+
+  /** The id the model gave the call, to answer it in the transcript */
+  @column()
+  declare toolCallId: string | null
+
+  @column()
+  declare toolName: string
+
+  @column()
+  declare kind: ToolCallKind
+
+  @column()
+  declare status: ToolCallStatus
+
+  /** Copied from the run so the inbox finds "rows this person may settle" by index */
+  @column()
+  declare ownerId: string | null
+
+  /** The question set (ask, intake) or `{ args, summary }` (read, action) */
+  @jsonColumn()
+  declare request: any
+
+  /** sha256 of the args shown for approval; execution checks it (SPEC §3.6) */
+  @column()
+  declare argsHash: string | null
+
+  /** Fingerprint of a question set's words, for answer memory (SPEC §2.9) */
+  @column()
+  declare fingerprint: string | null
+
+  /** The raw reply as the person sent it */
+  @jsonColumn()
+  declare reply: Reply | null
+
+  @jsonColumn()
+  declare outcome: Outcome | null
+
+  @column()
+  declare execution: ToolExecution | null
+
+  @jsonColumn()
+  declare result: unknown
+
+  @column()
+  declare answeredBy: string | null
+
+  @column()
+  declare answeredVia: AnsweredVia | null
+
+  @column.dateTime()
+  declare settledAt: DateTime | null
+
+  @column.dateTime()
+  declare expiresAt: DateTime | null
+
+  @column()
+  declare onExpiry: ExpiryPolicy
+
+  @column.dateTime({ autoCreate: true })
+  declare createdAt: DateTime
+
+  @column.dateTime({ autoCreate: true, autoUpdate: true })
+  declare updatedAt: DateTime
+
+  @beforeCreate()
+  static assignId(row: ToolCall) {
+    row.id ??= randomUUID()
+    row.onExpiry ??= 'defaults'
+  }
+
+  /**
+   * Whether this row waits for a question-set reply (as opposed to a decision).
+   */
+  get waitsForAnswers(): boolean {
+    return this.kind === 'ask' || this.kind === 'intake'
+  }
+}

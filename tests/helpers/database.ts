@@ -1,0 +1,119 @@
+/*
+ * Boots a real AdonisJS app with Lucid against the database named by the
+ * `DB` env switch (sqlite, the default; pg; mysql), and creates the
+ * package's tables by running the very migration stub an app receives.
+ * Connection settings come from env, with defaults matching the services
+ * on the development machines and CI.
+ */
+
+import { mkdir, writeFile } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
+import { IgnitorFactory } from '@adonisjs/core/factories'
+import type { ApplicationService } from '@adonisjs/core/types'
+import type { Database } from '@adonisjs/lucid/database'
+
+export type DbName = 'sqlite' | 'pg' | 'mysql'
+
+const TMP = new URL('../../tmp/', import.meta.url)
+const MIGRATIONS_STUBS = fileURLToPath(new URL('../../database/migrations/', import.meta.url))
+
+/**
+ * The database the suite runs against.
+ */
+export function dbName(): DbName {
+  const name = (process.env.DB ?? 'sqlite').toLowerCase()
+  if (name === 'sqlite' || name === 'pg' || name === 'mysql') return name
+  throw new Error(`DB must be sqlite, pg or mysql, got "${name}"`)
+}
+
+/**
+ * The Lucid connection config for the chosen database.
+ */
+export function connectionConfig(name: DbName = dbName()) {
+  const env = process.env
+  switch (name) {
+    case 'pg':
+      return {
+        client: 'pg' as const,
+        connection: {
+          host: env.PG_HOST ?? '127.0.0.1',
+          port: Number(env.PG_PORT ?? 5432),
+          user: env.PG_USER ?? 'postgres',
+          password: env.PG_PASSWORD ?? '',
+          database: env.PG_DATABASE ?? 'test',
+        },
+        pool: { min: 0, max: 10 },
+      }
+    case 'mysql':
+      return {
+        client: 'mysql2' as const,
+        connection: {
+          host: env.MYSQL_HOST ?? '127.0.0.1',
+          port: Number(env.MYSQL_PORT ?? 3306),
+          user: env.MYSQL_USER ?? 'root',
+          password: env.MYSQL_PASSWORD ?? '',
+          database: env.MYSQL_DATABASE ?? 'test',
+        },
+        pool: { min: 0, max: 10 },
+      }
+    case 'sqlite':
+      return {
+        client: 'better-sqlite3' as const,
+        connection: { filename: fileURLToPath(new URL(`db-${process.pid}.sqlite`, TMP)) },
+        useNullAsDefault: true,
+      }
+  }
+}
+
+/**
+ * Drops and re-creates the package's tables from the migration stub.
+ */
+export async function migrateFresh(app: ApplicationService, db: Database) {
+  const stubs = await app.stubs.create()
+  const stub = await stubs.build('create_agent_inbox_tables.stub', { source: MIGRATIONS_STUBS })
+  const prepared = await stub.prepare({ prefix: '0001' })
+  const folder = new URL(`migrations-${process.pid}/`, TMP)
+  await mkdir(folder, { recursive: true })
+  const file = new URL('create_agent_inbox_tables.ts', folder)
+  await writeFile(file, prepared.contents)
+
+  const schema = db.connection().schema
+  for (const table of ['agent_run_journal', 'agent_tool_calls', 'agent_runs']) {
+    await schema.dropTableIfExists(table)
+  }
+  const { default: Migration } = await import(`${file.href}?v=${Date.now()}`)
+  await new Migration(db.connection(), fileURLToPath(file), false).execUp()
+}
+
+/**
+ * Boots an app with Lucid on the chosen database and fresh tables.
+ * Call `terminate()` when done.
+ */
+export async function createTestApp() {
+  await mkdir(TMP, { recursive: true })
+  const ignitor = new IgnitorFactory()
+    .withCoreProviders()
+    .withCoreConfig()
+    .merge({
+      rcFileContents: { providers: [() => import('@adonisjs/lucid/database_provider')] },
+      config: {
+        database: { connection: 'primary', connections: { primary: connectionConfig() } },
+      },
+    })
+    .create(TMP, { importer: (filePath) => import(filePath) })
+
+  const app = ignitor.createApp('console')
+  await app.init()
+  await app.boot()
+  await app.start(() => {})
+  const db = await app.container.make('lucid.db')
+  await migrateFresh(app, db)
+
+  return {
+    app,
+    db,
+    async terminate() {
+      await app.terminate()
+    },
+  }
+}

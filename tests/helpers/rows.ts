@@ -1,0 +1,67 @@
+/*
+ * Builders of runs and pending rows for the persistence suites.
+ */
+
+import { AgentRun } from '../../src/persistence/models/agent_run.ts'
+import { ToolCall } from '../../src/persistence/models/tool_call.ts'
+import { hashArgs } from '../../src/inbox/args_hash.ts'
+import type { QuestionSet } from '../../src/questions/types.ts'
+
+export const DEPLOY_QUESTIONS: QuestionSet = {
+  preamble: 'Before I scaffold the service:',
+  questions: [
+    {
+      id: 'db',
+      prompt: 'Which database should it use?',
+      options: [
+        { value: 'pg', label: 'PostgreSQL' },
+        { value: 'mysql', label: 'MySQL' },
+        { value: 'sqlite', label: 'SQLite' },
+      ],
+      defaults: ['pg'],
+    },
+    {
+      id: 'replicas',
+      prompt: 'How many replicas?',
+      input: { type: 'integer', min: 1, max: 9 },
+      defaults: ['2'],
+    },
+  ],
+}
+
+export async function createRun(ownerId: string | null = 'user:1') {
+  return AgentRun.create({ agent: 'deployer', ownerId, status: 'waiting', input: { task: 'ship' } })
+}
+
+let sequence = 0
+
+export async function createAskRow(overrides: Partial<ToolCall> = {}) {
+  const run = await createRun()
+  return ToolCall.create({
+    runId: run.id,
+    sequence: ++sequence,
+    toolName: 'ask',
+    kind: 'ask',
+    status: 'pending',
+    ownerId: run.ownerId,
+    request: DEPLOY_QUESTIONS,
+    ...overrides,
+  })
+}
+
+export async function createActionRow(overrides: Partial<ToolCall> = {}) {
+  const run = await createRun()
+  const args = { branch: 'main', force: false }
+  return ToolCall.create({
+    runId: run.id,
+    sequence: ++sequence,
+    toolCallId: 'call_1',
+    toolName: 'deploy',
+    kind: 'action',
+    status: 'pending',
+    ownerId: run.ownerId,
+    request: { args, summary: 'Deploy main to production' },
+    argsHash: hashArgs(args),
+    ...overrides,
+  })
+}
