@@ -162,3 +162,15 @@ export const E_FORBIDDEN = createError(
   'E_FORBIDDEN',
   403
 )
+
+/**
+ * An MCP server sent an elicitation the inbox cannot ask: a URL-mode request,
+ * a property outside form mode's flat primitive subset (nested object, array
+ * of objects, unknown type or format), or a schema that does not hold
+ * together. The first argument names the property (or `requestedSchema`).
+ */
+export const E_UNSUPPORTED_ELICITATION = createError<[string, string]>(
+  'Cannot ask the MCP elicitation: %s %s. Form elicitation allows flat string, number, integer, boolean and enum properties only; answer the server with a decline or an invalid-params error',
+  'E_UNSUPPORTED_ELICITATION',
+  422
+)

@@ -93,6 +93,11 @@ export class RowSettler {
     const row = await ToolCall.find(rowId)
     if (!row) throw new E_NOT_FOUND([`No tool-call row ${rowId}`])
     if (row.status !== 'pending') throw this.#settledError(row)
+    if (row.expiresAt && row.expiresAt <= this.#now()) {
+      // A late reply: settle the row by its policy first, so it never hangs
+      await this.expire(row)
+      throw this.#settledError(await ToolCall.findOrFail(row.id))
+    }
 
     const wait = waitOf(row)
     const reply = normalizeReply(await parseReply(rawReply, this.#options.limits), wait.kind)

@@ -1,0 +1,15 @@
+/*
+ * The package's main entry: install hook, config helper, errors, and the
+ * pure question model for apps that build on it.
+ */
+
+export { configure } from './configure.ts'
+export { stubsRoot } from './stubs/main.ts'
+export { defineConfig } from './src/define_config.ts'
+export * as errors from './src/errors.ts'
+export { Inbox } from './src/inbox/inbox.ts'
+export { RowSettler } from './src/inbox/row_settler.ts'
+export { hashArgs } from './src/inbox/args_hash.ts'
+export { AgentRun } from './src/persistence/models/agent_run.ts'
+export { ToolCall } from './src/persistence/models/tool_call.ts'
+export { RunCheckpoint } from './src/persistence/models/run_checkpoint.ts'

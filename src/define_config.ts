@@ -1,0 +1,39 @@
+/*
+ * `defineConfig` for config/agents.ts: validates what the app wrote once, at
+ * boot, and resolves it lazily through a config provider, so optional parts
+ * load only when configured.
+ */
+
+import { configProvider } from '@adonisjs/core'
+import { RuntimeException } from '@adonisjs/core/exceptions'
+import type { ConfigProvider } from '@adonisjs/core/types'
+import { resolveLimits } from './questions/values.ts'
+import type { AgentInboxConfig, ResolvedAgentInboxConfig } from './types.ts'
+
+/**
+ * Defines the agent inbox config.
+ *
+ * @example
+ * export default defineConfig({
+ *   limits: { maxQuestions: 3, askBudget: 2 },
+ * })
+ */
+export function defineConfig(
+  config: AgentInboxConfig = {}
+): ConfigProvider<ResolvedAgentInboxConfig> {
+  const limits = resolveLimits(config.limits)
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isInteger(value) || value < 0) {
+      throw new RuntimeException(
+        `Invalid "limits.${name}" in config/agents.ts: expected a whole number >= 0, got ${value}`
+      )
+    }
+  }
+  if (limits.minOptions > limits.maxOptions) {
+    throw new RuntimeException(
+      'Invalid limits in config/agents.ts: "minOptions" must not exceed "maxOptions"'
+    )
+  }
+
+  return configProvider.create(async () => ({ limits }))
+}
