@@ -1,0 +1,240 @@
+/*
+ * Replies: what a person sends back, read in three steps. `parseReply`
+ * checks the shape with Vine (422 on bad input), `normalizeReply` fits a
+ * reply to the wait it answers (SPEC §3.2, §3.3), and `checkAnswers` holds
+ * human answers to the question set strictly, so a form gets field errors
+ * instead of silently dropped values. Settling itself is lenient and lives
+ * in `settle.ts`; both read values through `values.ts`, so they agree.
+ */
+
+import vine, { errors as vineErrors, SimpleMessagesProvider } from '@vinejs/vine'
+import { InvalidReplyException, ReplyMismatchException } from '../errors.ts'
+import type {
+  AnswersReply,
+  DecisionReply,
+  Question,
+  QuestionIssue,
+  QuestionLimits,
+  QuestionSet,
+  Reply,
+  WaitKind,
+} from './types.ts'
+import { checkValue, inputTypeOf, isSingleChoice, resolveLimits } from './values.ts'
+
+/**
+ * Our own wording for Vine's rules, so issues read like the rest of the
+ * package (`answers.db: must be a string or a list of strings`).
+ */
+const messages = new SimpleMessagesProvider({
+  required: 'is required',
+  object: 'must be an object',
+  record: 'must be an object keyed by question id',
+  array: 'must be a list of strings',
+  string: 'must be a string',
+  boolean: 'must be true or false',
+  unionOfTypes: 'must be a string or a list of strings',
+  maxLength: 'must be at most {{ max }} characters',
+})
+
+const answersValidator = vine.create({
+  answers: vine.record(vine.unionOfTypes([vine.string(), vine.array(vine.string())])).optional(),
+  skip: vine.boolean().optional(),
+})
+
+/**
+ * The reason length is a rule of the reply, so the validator is built per
+ * limit and cached: apps configure one limit, tests a few.
+ */
+const decisionValidators = new Map<number, ReturnType<typeof buildDecisionValidator>>()
+
+function buildDecisionValidator(maxReasonLength: number) {
+  return vine.create({
+    approved: vine.boolean(),
+    reason: vine.string().maxLength(maxReasonLength).optional(),
+    editedInput: vine.any().optional(),
+  })
+}
+
+function decisionValidator(maxReasonLength: number) {
+  let validator = decisionValidators.get(maxReasonLength)
+  if (!validator) {
+    validator = buildDecisionValidator(maxReasonLength)
+    decisionValidators.set(maxReasonLength, validator)
+  }
+  return validator
+}
+
+function isPresent(record: Record<string, unknown>, key: string): boolean {
+  return Object.hasOwn(record, key) && record[key] !== undefined
+}
+
+async function validate<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run()
+  } catch (error) {
+    if (error instanceof vineErrors.E_VALIDATION_ERROR) {
+      const fieldErrors = error.messages as Array<{ field: string; message: string }>
+      throw new InvalidReplyException(
+        fieldErrors.map((item) => ({ path: item.field || 'reply', message: item.message }))
+      )
+    }
+    /* c8 ignore next 2 -- Vine only throws validation errors for plain data */
+    throw error
+  }
+}
+
+/**
+ * Checks the shape of a reply and returns it typed. A reply is either
+ * answers `{ answers: { [questionId]: string[] }, skip? }` (answers may be
+ * left out when skipping) or a decision `{ approved, reason?, editedInput? }`,
+ * never both. An answer sent as a single string, as HTML forms do, becomes a
+ * one-value list. Values are not judged here; see `checkAnswers`.
+ *
+ * Throws `InvalidReplyException` (422) with paths such as `answers.db`,
+ * `approved` or `reason`.
+ *
+ * @example
+ * await parseReply({ answers: { db: 'pg' } }) // { answers: { db: ['pg'] } }
+ * await parseReply({ approved: false, reason: 'Not on Friday' })
+ */
+export async function parseReply(input: unknown, limits?: Partial<QuestionLimits>): Promise<Reply> {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw new InvalidReplyException([
+      {
+        path: 'reply',
+        message: 'must be an object: { answers: { [questionId]: string[] } } or { approved }',
+      },
+    ])
+  }
+
+  const record = input as Record<string, unknown>
+  if (isPresent(record, 'approved')) {
+    if (isPresent(record, 'answers') || isPresent(record, 'skip')) {
+      throw new InvalidReplyException([
+        { path: 'approved', message: 'send either answers (or a skip) or a decision, not both' },
+      ])
+    }
+    const { maxFreeTextLength } = resolveLimits(limits)
+    const decision = await validate(() =>
+      decisionValidator(maxFreeTextLength).validate(record, { messagesProvider: messages })
+    )
+    const reply: DecisionReply = { approved: decision.approved }
+    if (decision.reason !== undefined) reply.reason = decision.reason
+    if (decision.editedInput !== undefined) reply.editedInput = decision.editedInput
+    return reply
+  }
+
+  const parsed = await validate(() =>
+    answersValidator.validate(record, { messagesProvider: messages })
+  )
+  if (parsed.answers === undefined && parsed.skip !== true) {
+    throw new InvalidReplyException([
+      { path: 'answers', message: 'is required: send answers, { skip: true } or a decision' },
+    ])
+  }
+
+  const answers = Object.fromEntries(
+    Object.entries(parsed.answers ?? {}).map(([id, value]) => [
+      id,
+      typeof value === 'string' ? [value] : [...value],
+    ])
+  )
+  const reply: AnswersReply = { answers }
+  if (parsed.skip !== undefined) reply.skip = parsed.skip
+  return reply
+}
+
+/**
+ * Fits a reply to the wait it answers (SPEC §3.2, §3.3):
+ *  - a decision sent to a question set: approve accepts all defaults
+ *    (`{ answers: {}, skip: false }`), reject skips (`{ answers: {}, skip: true }`);
+ *  - answers sent to an approval are refused with `ReplyMismatchException`,
+ *    never read as a rejection;
+ *  - a reply matching its wait is returned as is.
+ *
+ * @example
+ * normalizeReply({ approved: true }, 'question') // { answers: {}, skip: false }
+ * normalizeReply({ answers: {} }, 'approval') // throws ReplyMismatchException
+ */
+export function normalizeReply(reply: Reply, wait: WaitKind): Reply {
+  if ('answers' in reply) {
+    if (wait === 'approval') throw new ReplyMismatchException('decision')
+    return reply
+  }
+  if (wait === 'question') {
+    return { answers: {}, skip: !reply.approved }
+  }
+  return reply
+}
+
+/**
+ * A value a form sends for an untouched field. It means "no answer" rather
+ * than a wrong one, so it is neither an issue nor a dropped value.
+ */
+export function isBlankValue(value: unknown): boolean {
+  return typeof value !== 'string' || value.trim() === ''
+}
+
+/**
+ * Whether a value is the person's own words rather than a pick or a typed
+ * value: a value that is not an option on a question allowing free text, or
+ * any value of a plain text question. Free text is clamped when settled and
+ * quoted as untrusted in the text the model reads.
+ */
+export function isFreeTextValue(question: Question, value: string): boolean {
+  const options = question.options ?? []
+  if (options.length > 0) return !options.some((option) => option.value === value)
+  return inputTypeOf(question) === 'text'
+}
+
+/**
+ * Holds human answers to the set strictly, for an HTTP 422 with field
+ * errors: an unknown question id (`answers.<id>`), a value the question does
+ * not take (`answers.<id>.<index>`, the message from `checkValue`), several
+ * values for a single-choice question, and a required typed question left
+ * without an answer and without a default. Blank values count as no answer.
+ * A skip ignores the answers, so it yields no issue. Long free text is not
+ * an issue: settling clamps it with a visible mark.
+ *
+ * The limits are accepted for symmetry with settling; no limit refuses an
+ * answer today.
+ *
+ * @example
+ * checkAnswers(set, { answers: { db: ['mongo'] } })
+ * // [{ path: 'answers.db.0', message: 'is not one of the options (pg, sqlite)' }]
+ */
+export function checkAnswers(
+  set: QuestionSet,
+  reply: AnswersReply,
+  _limits?: Partial<QuestionLimits>
+): QuestionIssue[] {
+  if (reply.skip === true) return []
+
+  const issues: QuestionIssue[] = []
+  const known = new Set(set.questions.map((question) => question.id))
+  for (const id of Object.keys(reply.answers)) {
+    if (!known.has(id)) {
+      issues.push({ path: `answers.${id}`, message: 'is not a question of this set' })
+    }
+  }
+
+  for (const question of set.questions) {
+    const sent = Object.hasOwn(reply.answers, question.id) ? reply.answers[question.id] : []
+    const given: string[] = []
+    sent.forEach((value, index) => {
+      if (isBlankValue(value)) return
+      const problem = checkValue(question, value)
+      if (problem) issues.push({ path: `answers.${question.id}.${index}`, message: problem })
+      if (!given.includes(value)) given.push(value)
+    })
+
+    if (isSingleChoice(question) && given.length > 1) {
+      issues.push({ path: `answers.${question.id}`, message: 'takes one value only' })
+    }
+    const hasDefault = question.defaults.some((value) => checkValue(question, value) === null)
+    if (question.input?.required && given.length === 0 && !hasDefault) {
+      issues.push({ path: `answers.${question.id}`, message: 'is required' })
+    }
+  }
+  return issues
+}

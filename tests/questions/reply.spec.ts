@@ -1,0 +1,253 @@
+/*
+ * Replies: shape checks with Vine, fitting a reply to its wait (SPEC §3.2,
+ * §3.3) and the strict check of human answers behind the inbox's 422.
+ */
+
+import { test } from '@japa/runner'
+import { InvalidReplyException, ReplyMismatchException } from '../../src/errors.ts'
+import {
+  checkAnswers,
+  isBlankValue,
+  isFreeTextValue,
+  normalizeReply,
+  parseReply,
+} from '../../src/questions/reply.ts'
+import type { Question, QuestionIssue, QuestionSet } from '../../src/questions/types.ts'
+
+const db: Question = {
+  id: 'db',
+  prompt: 'Which database?',
+  options: [
+    { value: 'pg', label: 'PostgreSQL' },
+    { value: 'sqlite', label: 'SQLite' },
+  ],
+  defaults: ['pg'],
+}
+
+const extras: Question = {
+  id: 'extras',
+  prompt: 'Which extras?',
+  multiple: true,
+  options: [
+    { value: 'auth', label: 'Auth' },
+    { value: 'mail', label: 'Mail' },
+  ],
+  defaults: [],
+}
+
+const replicas: Question = {
+  id: 'replicas',
+  prompt: 'How many replicas?',
+  input: { type: 'integer', min: 1, max: 5, required: true },
+  defaults: [],
+}
+
+const notes: Question = { id: 'notes', prompt: 'Anything else?', defaults: [] }
+
+const set: QuestionSet = { questions: [db, extras, replicas, notes] }
+
+async function issuesOf(input: unknown, limits?: { maxFreeTextLength: number }) {
+  try {
+    await parseReply(input, limits)
+  } catch (error) {
+    if (error instanceof InvalidReplyException) return error.errors
+    throw error
+  }
+  throw new Error('parseReply accepted the reply')
+}
+
+function paths(issues: QuestionIssue[]) {
+  return issues.map((issue) => issue.path)
+}
+
+test.group('Reply | parseReply', () => {
+  test('answers pass with lists of strings', async ({ assert }) => {
+    const reply = await parseReply({ answers: { db: ['pg'], extras: ['auth', 'mail'] } })
+    assert.deepEqual(reply, { answers: { db: ['pg'], extras: ['auth', 'mail'] } })
+  })
+
+  test('an answer sent as a single string becomes a one-value list', async ({ assert }) => {
+    const reply = await parseReply({ answers: { db: 'pg' }, skip: false })
+    assert.deepEqual(reply, { answers: { db: ['pg'] }, skip: false })
+  })
+
+  test('a skip may leave the answers out', async ({ assert }) => {
+    assert.deepEqual(await parseReply({ skip: true }), { answers: {}, skip: true })
+  })
+
+  test('answers are required when not skipping and not deciding', async ({ assert }) => {
+    assert.deepEqual(paths(await issuesOf({})), ['answers'])
+    assert.deepEqual(paths(await issuesOf({ skip: false })), ['answers'])
+  })
+
+  test('a reply that is not an object is refused', async ({ assert }) => {
+    for (const input of [null, 'yes', 42, ['pg']]) {
+      assert.deepEqual(paths(await issuesOf(input)), ['reply'])
+    }
+  })
+
+  test('a wrong answer shape names its path', async ({ assert }) => {
+    const issues = await issuesOf({ answers: { db: 5 } })
+    assert.deepEqual(issues, [
+      { path: 'answers.db', message: 'must be a string or a list of strings' },
+    ])
+
+    const nested = await issuesOf({ answers: { extras: ['auth', 3] } })
+    assert.deepEqual(nested, [{ path: 'answers.extras.1', message: 'must be a string' }])
+
+    assert.deepEqual(paths(await issuesOf({ answers: 'pg' })), ['answers'])
+  })
+
+  test('a decision passes with reason and edited input', async ({ assert }) => {
+    assert.deepEqual(await parseReply({ approved: true }), { approved: true })
+    const reply = await parseReply({
+      approved: true,
+      reason: 'Fine',
+      editedInput: { branch: 'main' },
+    })
+    assert.deepEqual(reply, { approved: true, reason: 'Fine', editedInput: { branch: 'main' } })
+  })
+
+  test('approved must be a boolean', async ({ assert }) => {
+    const issues = await issuesOf({ approved: 'maybe' })
+    assert.deepEqual(issues, [{ path: 'approved', message: 'must be true or false' }])
+  })
+
+  test('the reason is bounded by maxFreeTextLength', async ({ assert }) => {
+    const issues = await issuesOf({ approved: false, reason: 'too long' }, { maxFreeTextLength: 5 })
+    assert.deepEqual(issues, [{ path: 'reason', message: 'must be at most 5 characters' }])
+
+    assert.deepEqual(paths(await issuesOf({ approved: false, reason: 'x'.repeat(2001) })), [
+      'reason',
+    ])
+    const atLimit = await parseReply({ approved: false, reason: 'x'.repeat(2000) })
+    assert.equal((atLimit as { reason: string }).reason.length, 2000)
+  })
+
+  test('answers and a decision together are refused', async ({ assert }) => {
+    assert.deepEqual(paths(await issuesOf({ approved: true, answers: { db: ['pg'] } })), [
+      'approved',
+    ])
+    assert.deepEqual(paths(await issuesOf({ approved: false, skip: true })), ['approved'])
+  })
+
+  test('the exception carries status 422 and code E_INVALID_REPLY', async ({ assert }) => {
+    try {
+      await parseReply({ approved: 'x' })
+      assert.fail('parseReply accepted the reply')
+    } catch (error) {
+      assert.instanceOf(error, InvalidReplyException)
+      assert.equal((error as InvalidReplyException).status, 422)
+      assert.equal((error as InvalidReplyException).code, 'E_INVALID_REPLY')
+    }
+  })
+})
+
+test.group('Reply | normalizeReply', () => {
+  test('approve sent to a question set accepts all defaults', ({ assert }) => {
+    assert.deepEqual(normalizeReply({ approved: true }, 'question'), { answers: {}, skip: false })
+  })
+
+  test('reject sent to a question set skips', ({ assert }) => {
+    assert.deepEqual(normalizeReply({ approved: false, reason: 'no' }, 'question'), {
+      answers: {},
+      skip: true,
+    })
+  })
+
+  test('answers sent to an approval are a mismatch, not a rejection', ({ assert }) => {
+    for (const reply of [{ answers: { db: ['pg'] } }, { answers: {}, skip: true }]) {
+      try {
+        const result = normalizeReply(reply, 'approval')
+        assert.fail(`read as ${JSON.stringify(result)}`)
+      } catch (error) {
+        assert.instanceOf(error, ReplyMismatchException)
+        assert.equal((error as ReplyMismatchException).expected, 'decision')
+        assert.equal((error as ReplyMismatchException).code, 'E_REPLY_MISMATCH')
+      }
+    }
+  })
+
+  test('a reply matching its wait is returned as is', ({ assert }) => {
+    const answers = { answers: { db: ['sqlite'] } }
+    const decision = { approved: false, reason: 'Not today' }
+    assert.strictEqual(normalizeReply(answers, 'question'), answers)
+    assert.strictEqual(normalizeReply(decision, 'approval'), decision)
+  })
+})
+
+test.group('Reply | checkAnswers', () => {
+  test('valid answers yield no issue', ({ assert }) => {
+    const reply = { answers: { db: ['sqlite'], extras: ['auth', 'mail'], replicas: ['3'] } }
+    assert.deepEqual(checkAnswers(set, reply), [])
+  })
+
+  test('an unknown question id is an issue', ({ assert }) => {
+    const issues = checkAnswers(set, { answers: { replicas: ['2'], cache: ['redis'] } })
+    assert.deepEqual(issues, [{ path: 'answers.cache', message: 'is not a question of this set' }])
+  })
+
+  test('a value the question does not take names its index and the rule', ({ assert }) => {
+    const issues = checkAnswers(set, { answers: { extras: ['auth', 'sms'], replicas: ['9'] } })
+    assert.deepEqual(issues, [
+      { path: 'answers.extras.1', message: 'is not one of the options (auth, mail)' },
+      { path: 'answers.replicas.0', message: 'value must be at most 5' },
+    ])
+  })
+
+  test('a single-choice question takes one value only', ({ assert }) => {
+    const issues = checkAnswers(set, { answers: { db: ['pg', 'sqlite'], replicas: ['1'] } })
+    assert.deepEqual(issues, [{ path: 'answers.db', message: 'takes one value only' }])
+    assert.deepEqual(checkAnswers(set, { answers: { db: ['pg', 'pg'], replicas: ['1'] } }), [])
+  })
+
+  test('a required typed question needs an answer when it has no default', ({ assert }) => {
+    assert.deepEqual(checkAnswers(set, { answers: {} }), [
+      { path: 'answers.replicas', message: 'is required' },
+    ])
+    const withDefault: QuestionSet = { questions: [{ ...replicas, defaults: ['2'] }] }
+    assert.deepEqual(checkAnswers(withDefault, { answers: {} }), [])
+    const badDefault: QuestionSet = { questions: [{ ...replicas, defaults: ['0'] }] }
+    assert.deepEqual(paths(checkAnswers(badDefault, { answers: {} })), ['answers.replicas'])
+  })
+
+  test('blank values count as no answer and keep the indexes of the others', ({ assert }) => {
+    const issues = checkAnswers(set, { answers: { extras: ['', 'sms'], replicas: ['  ', '2'] } })
+    assert.deepEqual(issues, [
+      { path: 'answers.extras.1', message: 'is not one of the options (auth, mail)' },
+    ])
+    assert.deepEqual(paths(checkAnswers(set, { answers: { replicas: [''] } })), [
+      'answers.replicas',
+    ])
+  })
+
+  test('long free text is not an issue (it is clamped when settled)', ({ assert }) => {
+    const reply = { answers: { notes: ['x'.repeat(5000)], replicas: ['1'] } }
+    assert.deepEqual(checkAnswers(set, reply, { maxFreeTextLength: 10 }), [])
+  })
+
+  test('a skip ignores the answers', ({ assert }) => {
+    assert.deepEqual(
+      checkAnswers(set, { answers: { db: ['mongo'], cache: ['x'] }, skip: true }),
+      []
+    )
+  })
+})
+
+test.group('Reply | value kinds', () => {
+  test('free text is a non-option value with allowFreeText, or any text value', ({ assert }) => {
+    const open = { ...db, allowFreeText: true }
+    assert.isTrue(isFreeTextValue(open, 'cockroach'))
+    assert.isFalse(isFreeTextValue(open, 'pg'))
+    assert.isTrue(isFreeTextValue(notes, 'hello'))
+    assert.isFalse(isFreeTextValue(replicas, '3'))
+    assert.isFalse(isFreeTextValue({ ...notes, input: { type: 'email' } }, 'a@b.co'))
+  })
+
+  test('blank values are empty or whitespace strings, or not strings', ({ assert }) => {
+    assert.isTrue(isBlankValue(''))
+    assert.isTrue(isBlankValue(' \n'))
+    assert.isTrue(isBlankValue(3))
+    assert.isFalse(isBlankValue('0'))
+  })
+})
