@@ -12,7 +12,12 @@ import {
   normalizeReply,
   parseReply,
 } from '../../src/questions/reply.ts'
-import type { Question, QuestionIssue, QuestionSet } from '../../src/questions/types.ts'
+import type {
+  AnswersReply,
+  Question,
+  QuestionIssue,
+  QuestionSet,
+} from '../../src/questions/types.ts'
 
 const db: Question = {
   id: 'db',
@@ -156,7 +161,8 @@ test.group('Reply | normalizeReply', () => {
   })
 
   test('answers sent to an approval are a mismatch, not a rejection', ({ assert }) => {
-    for (const reply of [{ answers: { db: ['pg'] } }, { answers: {}, skip: true }]) {
+    const replies: AnswersReply[] = [{ answers: { db: ['pg'] } }, { answers: {}, skip: true }]
+    for (const reply of replies) {
       try {
         const result = normalizeReply(reply, 'approval')
         assert.fail(`read as ${JSON.stringify(result)}`)
