@@ -4,18 +4,7 @@
  */
 
 import { createHash } from 'node:crypto'
-
-/**
- * JSON with object keys sorted at every depth, so equal values serialize
- * equally whatever order their keys were written in.
- */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value ?? null, (_key, item) =>
-    item && typeof item === 'object' && !Array.isArray(item)
-      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : item
-  )
-}
+import { canonicalJson } from '../questions/memory.ts'
 
 /**
  * The sha256 (hex) of a value's canonical JSON.

@@ -6,6 +6,7 @@
 
 import { DateTime } from 'luxon'
 import { ToolCall } from '../persistence/models/tool_call.ts'
+import { preparedColumns } from '../persistence/prepared_columns.ts'
 import { RowSettler, type RowSettlerOptions, type SettleOptions } from './row_settler.ts'
 
 /**
@@ -59,7 +60,7 @@ export class Inbox {
     const due = await ToolCall.query()
       .where('status', 'pending')
       .whereNotNull('expires_at')
-      .where('expires_at', '<=', new ToolCall().prepareForAdapter({ expiresAt: at }).expires_at)
+      .where('expires_at', '<=', preparedColumns(new ToolCall(), { expiresAt: at }).expires_at)
     let settled = 0
     for (const row of due) {
       if (await this.#settler.expire(row)) settled++

@@ -26,6 +26,7 @@ import type {
   Reply,
 } from '../questions/types.ts'
 import { ToolCall, type ToolCallStatus } from '../persistence/models/tool_call.ts'
+import { preparedColumns } from '../persistence/prepared_columns.ts'
 import debug from '../debug.ts'
 
 /**
@@ -123,7 +124,7 @@ export class RowSettler {
     })
     if (won) {
       debug('row %s settled %s by %s via %s', row.id, statusFor(outcome), options.by, options.via)
-      return (await ToolCall.findOrFail(row.id))
+      return await ToolCall.findOrFail(row.id)
     }
 
     /*
@@ -193,8 +194,8 @@ export class RowSettler {
     changes: Partial<ToolCall>,
     requireUnexpired = true
   ): Promise<boolean> {
-    const payload = row.prepareForAdapter({ ...changes, updatedAt: now })
-    const at = row.prepareForAdapter({ expiresAt: now }).expires_at
+    const payload = preparedColumns(row, { ...changes, updatedAt: now })
+    const at = preparedColumns(row, { expiresAt: now }).expires_at
     const query = ToolCall.query().where('id', row.id).where('status', 'pending')
     if (requireUnexpired) {
       query.where((unexpired) => unexpired.whereNull('expires_at').orWhere('expires_at', '>', at))

@@ -16,7 +16,8 @@ import { column } from '@adonisjs/lucid/orm'
 export function jsonColumn(options: { columnName?: string } = {}) {
   return column({
     ...options,
-    prepare: (value: unknown) => (value === undefined || value === null ? null : JSON.stringify(value)),
+    prepare: (value: unknown) =>
+      value === undefined || value === null ? null : JSON.stringify(value),
     consume: (value: unknown) =>
       typeof value === 'string' ? JSON.parse(value) : value === undefined ? null : value,
   })

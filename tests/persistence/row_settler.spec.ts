@@ -31,7 +31,7 @@ test.group(`RowSettler | ${dbName()}`, (group) => {
     assert.equal(settled.status, 'answered')
     assert.equal(settled.answeredBy, 'user:1')
     assert.equal(settled.answeredVia, 'web')
-    assert.instanceOf(settled.settledAt, DateTime)
+    assert.isTrue(DateTime.isDateTime(settled.settledAt))
     assert.deepEqual(settled.reply, { answers: { db: ['mysql'] } })
 
     const outcome = settled.outcome as QuestionOutcome
@@ -73,16 +73,18 @@ test.group(`RowSettler | ${dbName()}`, (group) => {
 
   test('approves and rejects an action with its reason', async ({ assert }) => {
     const settler = new RowSettler()
+    const toApprove = await createActionRow()
     const approved = await settler.settle(
-      (await createActionRow()).id,
+      toApprove.id,
       { approved: true },
       { by: 'user:1', via: 'web' }
     )
     assert.equal(approved.status, 'approved')
     assert.isTrue((approved.outcome as DecisionOutcome).approved)
 
+    const toReject = await createActionRow()
     const rejected = await settler.settle(
-      (await createActionRow()).id,
+      toReject.id,
       { approved: false, reason: 'Not on a Friday' },
       { by: 'user:1', via: 'web' }
     )
@@ -91,15 +93,14 @@ test.group(`RowSettler | ${dbName()}`, (group) => {
     assert.include((rejected.outcome as DecisionOutcome).text, 'Not on a Friday')
   })
 
-  test('answers sent to an approval are refused, and the row stays pending', async ({
-    assert,
-  }) => {
+  test('answers sent to an approval are refused, and the row stays pending', async ({ assert }) => {
     const row = await createActionRow()
     await assert.rejects(
       () => new RowSettler().settle(row.id, { answers: { x: ['y'] } }, { by: 'u', via: 'web' }),
       ReplyMismatchException
     )
-    assert.equal((await ToolCall.findOrFail(row.id)).status, 'pending')
+    const unchanged = await ToolCall.findOrFail(row.id)
+    assert.equal(unchanged.status, 'pending')
   })
 
   test('a malformed reply gets field errors, and the row stays pending', async ({ assert }) => {
@@ -111,7 +112,8 @@ test.group(`RowSettler | ${dbName()}`, (group) => {
     assert.equal(error.status, 422)
     const paths = (error as InvalidReplyException).errors.map((issue) => issue.path)
     assert.includeMembers(paths, ['answers.db.0', 'answers.replicas.0'])
-    assert.equal((await ToolCall.findOrFail(row.id)).status, 'pending')
+    const unchanged = await ToolCall.findOrFail(row.id)
+    assert.equal(unchanged.status, 'pending')
 
     const shapeError = await new RowSettler()
       .settle(row.id, { approved: 'maybe' }, { by: 'u', via: 'web' })
@@ -119,9 +121,7 @@ test.group(`RowSettler | ${dbName()}`, (group) => {
     assert.instanceOf(shapeError, InvalidReplyException)
   })
 
-  test('edited args are re-validated by the hook and stored in the outcome', async ({
-    assert,
-  }) => {
+  test('edited args are re-validated by the hook and stored in the outcome', async ({ assert }) => {
     const settler = new RowSettler({
       validateEditedInput: async (_row, input: any) => {
         if (typeof input?.branch !== 'string') {
@@ -172,7 +172,8 @@ test.group(`RowSettler | ${dbName()}`, (group) => {
     assert.equal(error.settledVia, 'terminal')
     assert.instanceOf(error.settledAt, Date)
     assert.include(error.message, 'ada')
-    assert.deepEqual((await ToolCall.findOrFail(row.id)).reply, { answers: { db: ['sqlite'] } })
+    const stored = await ToolCall.findOrFail(row.id)
+    assert.deepEqual(stored.reply, { answers: { db: ['sqlite'] } })
   })
 
   test('unknown rows are not found', async ({ assert }) => {
@@ -287,10 +288,28 @@ test.group(`Tables | ${dbName()}`, (group) => {
   test('journal keys are unique per run, not across runs', async ({ assert }) => {
     const run = await createRun()
     const other = await createRun()
-    await RunCheckpoint.create({ runId: run.id, sequence: 1, key: 'step:1:response', kind: 'model-response', payload: { text: 'hi' } })
-    await RunCheckpoint.create({ runId: other.id, sequence: 1, key: 'step:1:response', kind: 'model-response', payload: {} })
+    await RunCheckpoint.create({
+      runId: run.id,
+      sequence: 1,
+      key: 'step:1:response',
+      kind: 'model-response',
+      payload: { text: 'hi' },
+    })
+    await RunCheckpoint.create({
+      runId: other.id,
+      sequence: 1,
+      key: 'step:1:response',
+      kind: 'model-response',
+      payload: {},
+    })
     await assert.rejects(() =>
-      RunCheckpoint.create({ runId: run.id, sequence: 2, key: 'step:1:response', kind: 'model-response', payload: {} })
+      RunCheckpoint.create({
+        runId: run.id,
+        sequence: 2,
+        key: 'step:1:response',
+        kind: 'model-response',
+        payload: {},
+      })
     )
     const saved = await RunCheckpoint.query().where('run_id', run.id).firstOrFail()
     assert.deepEqual(saved.payload, { text: 'hi' })

@@ -5,7 +5,7 @@
  */
 
 import { randomUUID } from 'node:crypto'
-import { DateTime } from 'luxon'
+import { type DateTime } from 'luxon'
 import { BaseModel, beforeCreate, column } from '@adonisjs/lucid/orm'
 import { jsonColumn } from '../json_column.ts'
 

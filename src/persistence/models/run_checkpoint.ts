@@ -4,7 +4,7 @@
  * checkpoint twice fails loudly instead of forking the history.
  */
 
-import { DateTime } from 'luxon'
+import { type DateTime } from 'luxon'
 import { BaseModel, column } from '@adonisjs/lucid/orm'
 import { jsonColumn } from '../json_column.ts'
 

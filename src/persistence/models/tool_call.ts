@@ -5,7 +5,7 @@
  */
 
 import { randomUUID } from 'node:crypto'
-import { DateTime } from 'luxon'
+import { type DateTime } from 'luxon'
 import { BaseModel, beforeCreate, column } from '@adonisjs/lucid/orm'
 import { jsonColumn } from '../json_column.ts'
 import type { AnsweredVia, Outcome, Reply } from '../../questions/types.ts'
@@ -22,13 +22,7 @@ export type ToolCallKind = 'read' | 'action' | 'ask' | 'intake'
  * row that never waited (a read tool).
  */
 export type ToolCallStatus =
-  | 'pending'
-  | 'answered'
-  | 'approved'
-  | 'rejected'
-  | 'expired'
-  | 'cancelled'
-  | 'auto'
+  'pending' | 'answered' | 'approved' | 'rejected' | 'expired' | 'cancelled' | 'auto'
 
 /**
  * Where executing the tool got to; lets a restart tell "never ran" from

@@ -1,0 +1,23 @@
+/*
+ * Conditional updates (`UPDATE … WHERE status = 'pending'`) bypass model
+ * hooks, so their payload must be written the way Lucid would write it:
+ * column names, JSON serialized, dates in the dialect's format. Lucid does
+ * exactly that in `prepareForAdapter`, which its types do not expose.
+ */
+
+import type { LucidRow } from '@adonisjs/lucid/types/model'
+
+/**
+ * Column names and prepared values of some attributes of a model.
+ *
+ * @example
+ * await ToolCall.query().where('status', 'pending').update(preparedColumns(row, { status: 'answered' }))
+ */
+export function preparedColumns<T extends LucidRow>(
+  row: T,
+  attributes: { [K in keyof T]?: T[K] }
+): Record<string, any> {
+  return (
+    row as unknown as { prepareForAdapter(values: object): Record<string, any> }
+  ).prepareForAdapter(attributes)
+}
