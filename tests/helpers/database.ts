@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url'
 import { IgnitorFactory } from '@adonisjs/core/factories'
 import type { ApplicationService } from '@adonisjs/core/types'
 import type { Database } from '@adonisjs/lucid/database'
+import { defineConfig } from '../../src/define_config.ts'
 
 export type DbName = 'sqlite' | 'pg' | 'mysql'
 
@@ -95,9 +96,15 @@ export async function createTestApp() {
     .withCoreProviders()
     .withCoreConfig()
     .merge({
-      rcFileContents: { providers: [() => import('@adonisjs/lucid/database_provider')] },
+      rcFileContents: {
+        providers: [
+          () => import('@adonisjs/lucid/database_provider'),
+          () => import('../../providers/agent_inbox_provider.ts'),
+        ],
+      },
       config: {
         database: { connection: 'primary', connections: { primary: connectionConfig() } },
+        agents: defineConfig({ limits: { askBudget: 2 } }),
       },
     })
     .create(TMP, { importer: (filePath) => import(filePath) })
