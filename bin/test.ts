@@ -15,6 +15,7 @@ configure({
     { name: 'questions', files: ['tests/questions/**/*.spec.ts'] },
     { name: 'mcp', files: ['tests/mcp/**/*.spec.ts'] },
     { name: 'persistence', files: ['tests/persistence/**/*.spec.ts'] },
+    { name: 'configure', files: ['tests/configure/**/*.spec.ts'] },
   ],
   plugins: [assert(), fileSystem({ basePath: new URL('../tmp/fs/', import.meta.url) })],
   forceExit: true,

@@ -1,0 +1,15 @@
+/*
+ * The pure question model (SPEC §1–§3), importable on its own as
+ * `adonis-agent-inbox/questions`: no Lucid, no HTTP, no AI SDK in here.
+ */
+
+export * from './values.ts'
+export * from './schema.ts'
+export * from './validate.ts'
+export * from './ask_tool.ts'
+export * from './budget.ts'
+export * from './reply.ts'
+export * from './settle.ts'
+export * from './model_text.ts'
+export * from './memory.ts'
+export type * from './types.ts'
