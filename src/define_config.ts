@@ -35,5 +35,19 @@ export function defineConfig(
     )
   }
 
-  return configProvider.create(async () => ({ limits }))
+  const names = new Set<string>()
+  for (const agent of config.agents ?? []) {
+    if (names.has(agent.name)) {
+      throw new RuntimeException(`Two agents in config/agents.ts are named "${agent.name}"`)
+    }
+    names.add(agent.name)
+  }
+
+  return configProvider.create(async () => ({
+    agents: config.agents ?? [],
+    limits,
+    sweepInterval: config.sweepInterval ?? 30_000,
+    leaseTtl: config.leaseTtl ?? 60_000,
+    recoverOnStart: config.recoverOnStart ?? true,
+  }))
 }

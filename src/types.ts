@@ -3,6 +3,7 @@
  */
 
 import type { QuestionLimits } from './questions/types.ts'
+import type { AgentDefinition } from './runtime/define_agent.ts'
 
 export type * from './questions/types.ts'
 export type { ToolCallKind, ToolCallStatus, ToolExecution } from './persistence/models/tool_call.ts'
@@ -12,13 +13,28 @@ export type { RunStatus } from './persistence/models/agent_run.ts'
  * What config/agents.ts may set.
  */
 export type AgentInboxConfig = {
+  /** The app's agents, made with `defineAgent` */
+  agents?: AgentDefinition[]
   /** Limits of the ask tool and the per-run question budget (SPEC §2.4, §2.5) */
   limits?: Partial<QuestionLimits>
+  /** How often (ms) expired rows are swept in-process; 0 turns it off. Default 30 s */
+  sweepInterval?: number
+  /** How long (ms) a driver's lease on a run lasts without a heartbeat. Default 60 s */
+  leaseTtl?: number
+  /** Resume runs left behind by a dead process when the app is ready. Default true */
+  recoverOnStart?: boolean
 }
 
 /**
  * The config once defaults are applied.
  */
 export type ResolvedAgentInboxConfig = {
+  agents: AgentDefinition[]
   limits: QuestionLimits
+  sweepInterval: number
+  leaseTtl: number
+  recoverOnStart: boolean
 }
+export type { AgentDefinition, AgentOptions, Intake } from './runtime/define_agent.ts'
+export type { ToolDefinition, ToolOptions, ToolContext, ToolKind } from './runtime/define_tool.ts'
+export type { AgentEvents } from './events.ts'

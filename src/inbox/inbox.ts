@@ -14,13 +14,20 @@ import { RowSettler, type RowSettlerOptions, type SettleOptions } from './row_se
  * const rows = await inbox.pending('user:1')
  * await inbox.settle(rows[0].id, { answers: {} , skip: true }, { by: 'user:1', via: 'api' })
  */
+export type InboxOptions = RowSettlerOptions & {
+  /** Called after a row is settled and committed: the runtime resumes its run here */
+  onSettled?: (row: ToolCall) => void | Promise<void>
+}
+
 export class Inbox {
   #settler: RowSettler
   #now: () => DateTime
+  #onSettled?: InboxOptions['onSettled']
 
-  constructor(options: RowSettlerOptions = {}) {
+  constructor(options: InboxOptions = {}) {
     this.#settler = new RowSettler(options)
     this.#now = options.now ?? (() => DateTime.now())
+    this.#onSettled = options.onSettled
   }
 
   /**
@@ -47,23 +54,25 @@ export class Inbox {
    * Settles a pending row with a reply. See `RowSettler.settle` for the
    * errors it raises.
    */
-  settle(rowId: string, reply: unknown, options: SettleOptions): Promise<ToolCall> {
-    return this.#settler.settle(rowId, reply, options)
+  async settle(rowId: string, reply: unknown, options: SettleOptions): Promise<ToolCall> {
+    const row = await this.#settler.settle(rowId, reply, options)
+    await this.#onSettled?.(row)
+    return row
   }
 
   /**
    * Settles every pending row whose expiry has passed, by its policy.
-   * Returns how many this call settled (rows answered meanwhile are left).
+   * Returns the rows this call settled (rows answered meanwhile are left).
    */
-  async sweepExpired(): Promise<number> {
+  async sweepExpired(): Promise<ToolCall[]> {
     const at = this.#now()
     const due = await ToolCall.query()
       .where('status', 'pending')
       .whereNotNull('expires_at')
       .where('expires_at', '<=', preparedColumns(new ToolCall(), { expiresAt: at }).expires_at)
-    let settled = 0
+    const settled: ToolCall[] = []
     for (const row of due) {
-      if (await this.#settler.expire(row)) settled++
+      if (await this.#settler.expire(row)) settled.push(await row.refresh())
     }
     return settled
   }

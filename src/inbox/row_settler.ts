@@ -26,7 +26,7 @@ import type {
   Reply,
 } from '../questions/types.ts'
 import { ToolCall, type ToolCallStatus } from '../persistence/models/tool_call.ts'
-import { preparedColumns } from '../persistence/prepared_columns.ts'
+import { affectedRows, preparedColumns } from '../persistence/prepared_columns.ts'
 import debug from '../debug.ts'
 
 /**
@@ -200,8 +200,7 @@ export class RowSettler {
     if (requireUnexpired) {
       query.where((unexpired) => unexpired.whereNull('expires_at').orWhere('expires_at', '>', at))
     }
-    const affected = await query.update(payload)
-    return Number(Array.isArray(affected) ? affected[0] : affected) === 1
+    return affectedRows(await query.update(payload)) === 1
   }
 
   #settledError(row: ToolCall) {

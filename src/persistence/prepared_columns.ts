@@ -21,3 +21,11 @@ export function preparedColumns<T extends LucidRow>(
     row as unknown as { prepareForAdapter(values: object): Record<string, any> }
   ).prepareForAdapter(attributes)
 }
+
+/**
+ * The affected-row count of an update: a number or a one-element array,
+ * depending on the dialect.
+ */
+export function affectedRows(result: unknown): number {
+  return Number(Array.isArray(result) ? result[0] : result)
+}

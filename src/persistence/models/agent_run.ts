@@ -46,6 +46,10 @@ export class AgentRun extends BaseModel {
   @column()
   declare askCount: number
 
+  /** Starts at 1; `agents.retry` replays the run from its input as attempt + 1 */
+  @column()
+  declare attempt: number
+
   @column()
   declare leaseOwner: string | null
 
@@ -66,5 +70,6 @@ export class AgentRun extends BaseModel {
     run.id ??= randomUUID()
     run.status ??= 'queued'
     run.askCount ??= 0
+    run.attempt ??= 1
   }
 }

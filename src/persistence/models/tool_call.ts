@@ -44,6 +44,10 @@ export class ToolCall extends BaseModel {
   @column()
   declare sequence: number
 
+  /** The run's attempt that made this call (see AgentRun.attempt) */
+  @column()
+  declare attempt: number
+
   /** The id the model gave the call, to answer it in the transcript */
   @column()
   declare toolCallId: string | null
@@ -111,6 +115,7 @@ export class ToolCall extends BaseModel {
   static assignId(row: ToolCall) {
     row.id ??= randomUUID()
     row.onExpiry ??= 'defaults'
+    row.attempt ??= 1
   }
 
   /**

@@ -1,0 +1,240 @@
+/*
+ * The runtime's public face: start, inspect, cancel and retry runs, recover
+ * runs a dead process left behind, sweep expired rows. It owns the inbox so
+ * that every settlement resumes its run through the executor.
+ */
+
+import { DateTime } from 'luxon'
+import { E_NOT_FOUND, InvalidReplyException } from '../errors.ts'
+import type { EventSink } from '../events.ts'
+import { Inbox } from '../inbox/inbox.ts'
+import type { EditedInputValidator } from '../inbox/row_settler.ts'
+import { AgentRun } from '../persistence/models/agent_run.ts'
+import { RunCheckpoint } from '../persistence/models/run_checkpoint.ts'
+import { ToolCall } from '../persistence/models/tool_call.ts'
+import { affectedRows, preparedColumns } from '../persistence/prepared_columns.ts'
+import type { QuestionLimits } from '../questions/types.ts'
+import debug from '../debug.ts'
+import type { AgentDefinition } from './define_agent.ts'
+import { InlineExecutor, type RunExecutor } from './executor.ts'
+import { RunDriver, type RunDriverOptions } from './run_driver.ts'
+
+export type AgentsOptions = {
+  agents: AgentDefinition[]
+  limits?: Partial<QuestionLimits>
+  events?: EventSink
+  leaseTtl?: number
+  owner?: string
+  onCheckpoint?: RunDriverOptions['onCheckpoint']
+  /** Build another executor (a queue) around the driver; inline by default */
+  executor?: (driver: RunDriver) => RunExecutor
+}
+
+export type StartOptions = {
+  input: unknown
+  /** Who may answer the run's questions; null for nobody (no ask tool) */
+  owner: string | null
+  /** Set when another run starts this one: it cannot ask (SPEC §2.10) */
+  parentRunId?: string
+}
+
+/**
+ * @example
+ * const run = await agents.start('deployer', { input: { service: 'api' }, owner: 'user:1' })
+ * await agents.cancel(run.id)
+ */
+export class Agents {
+  readonly definitions: Map<string, AgentDefinition>
+  readonly driver: RunDriver
+  readonly executor: RunExecutor
+  readonly inbox: Inbox
+  #events?: EventSink
+
+  constructor(options: AgentsOptions) {
+    this.definitions = new Map()
+    for (const agent of options.agents) {
+      if (this.definitions.has(agent.name)) {
+        throw new Error(`Two agents are named "${agent.name}"; agent names must be unique`)
+      }
+      this.definitions.set(agent.name, agent)
+    }
+    this.#events = options.events
+    this.driver = new RunDriver({
+      agents: this.definitions,
+      events: options.events,
+      leaseTtl: options.leaseTtl,
+      owner: options.owner,
+      onCheckpoint: options.onCheckpoint,
+    })
+    this.executor = options.executor?.(this.driver) ?? new InlineExecutor(this.driver)
+    this.inbox = new Inbox({
+      limits: options.limits,
+      validateEditedInput: this.#validateEdit,
+      onSettled: (row) => this.#settled(row),
+    })
+  }
+
+  /**
+   * Starts a run of a named agent and schedules it. Returns the queued run.
+   */
+  async start(name: string, options: StartOptions): Promise<AgentRun> {
+    if (!this.definitions.has(name)) throw new E_NOT_FOUND([`No agent named "${name}"`])
+    const run = await AgentRun.create({
+      agent: name,
+      status: 'queued',
+      input: options.input ?? null,
+      ownerId: options.owner,
+      parentRunId: options.parentRunId ?? null,
+    })
+    await this.#events?.emit('agents:run:started', { run })
+    await this.executor.resume(run.id)
+    return run
+  }
+
+  /**
+   * A run by id, or null.
+   */
+  run(id: string): Promise<AgentRun | null> {
+    return AgentRun.find(id)
+  }
+
+  /**
+   * Every row of a run in order, and its journal: the audit trail.
+   */
+  async transcript(id: string) {
+    const run = await AgentRun.find(id)
+    if (!run) throw new E_NOT_FOUND([`No run ${id}`])
+    const rows = await ToolCall.query().where('run_id', id).orderBy('sequence', 'asc')
+    const journal = await RunCheckpoint.query().where('run_id', id).orderBy('sequence', 'asc')
+    return { run, rows, journal }
+  }
+
+  /**
+   * Cancels a run: its pending rows become `cancelled`, so late replies get
+   * E_CANCELLED. Finished runs are left as they are.
+   */
+  async cancel(id: string): Promise<AgentRun> {
+    const run = await AgentRun.find(id)
+    if (!run) throw new E_NOT_FOUND([`No run ${id}`])
+    const now = DateTime.now()
+    const cancelled = await AgentRun.transaction(async (trx) => {
+      const affected = await AgentRun.query({ client: trx })
+        .where('id', id)
+        .whereNotIn('status', ['completed', 'failed', 'cancelled'])
+        .update(preparedColumns(run, { status: 'cancelled', finishedAt: now, updatedAt: now }))
+      if (affectedRows(affected) !== 1) return false
+      await ToolCall.query({ client: trx })
+        .where('run_id', id)
+        .where('status', 'pending')
+        .update(preparedColumns(new ToolCall(), { status: 'cancelled', updatedAt: now }))
+      return true
+    })
+    await run.refresh()
+    if (cancelled) await this.#events?.emit('agents:run:cancelled', { run })
+    return run
+  }
+
+  /**
+   * Replays a failed run from its input as a new attempt. Earlier rows stay
+   * as the audit trail, and feed answer memory: a question asked again with
+   * the same words gets its earlier answer without asking (SPEC §2.9).
+   */
+  async retry(id: string): Promise<AgentRun> {
+    const run = await AgentRun.find(id)
+    if (!run) throw new E_NOT_FOUND([`No run ${id}`])
+    if (run.status !== 'failed') {
+      throw new Error(`Only failed runs can be retried; run ${id} is ${run.status}`)
+    }
+    await AgentRun.transaction(async (trx) => {
+      await RunCheckpoint.query({ client: trx }).where('run_id', id).delete()
+      run.useTransaction(trx)
+      run.merge({
+        status: 'queued',
+        attempt: run.attempt + 1,
+        askCount: 0,
+        error: null,
+        errorCode: null,
+        finishedAt: null,
+      })
+      await run.save()
+    })
+    await this.executor.resume(run.id)
+    return run
+  }
+
+  /**
+   * Resumes runs a dead process left behind: `queued`/`running` ones whose
+   * lease lapsed, and `waiting` ones with nothing pending (settled while no
+   * process could resume them). Returns how many were scheduled.
+   */
+  async recover(): Promise<number> {
+    const now = preparedColumns(new AgentRun(), { leaseExpiresAt: DateTime.now() }).lease_expires_at
+    const runs = await AgentRun.query()
+      .where((stale) =>
+        stale
+          .whereIn('status', ['queued', 'running'])
+          .where((lease) => lease.whereNull('lease_owner').orWhere('lease_expires_at', '<', now))
+      )
+      .orWhere((waiting) =>
+        waiting
+          .where('status', 'waiting')
+          .whereNotExists((pending) =>
+            pending
+              .from('agent_tool_calls')
+              .whereColumn('agent_tool_calls.run_id', 'agent_runs.id')
+              .where('agent_tool_calls.status', 'pending')
+          )
+      )
+      .select('id')
+    for (const run of runs) await this.executor.resume(run.id)
+    debug('recovered %d runs', runs.length)
+    return runs.length
+  }
+
+  /**
+   * Settles expired rows by their policy, then cancels or resumes their
+   * runs. Returns how many rows expired.
+   */
+  async sweep(): Promise<number> {
+    const expired = await this.inbox.sweepExpired()
+    for (const row of expired) {
+      if (row.onExpiry === 'cancel') await this.cancel(row.runId)
+      else await this.#settled(row)
+    }
+    return expired.length
+  }
+
+  /**
+   * Resolves once every scheduled drive has finished.
+   */
+  idle() {
+    return this.executor.idle()
+  }
+
+  async #settled(row: ToolCall) {
+    await this.#events?.emit('agents:row:settled', { row })
+    const run = await AgentRun.find(row.runId)
+    if (run) await this.#events?.emit('agents:run:resumed', { run })
+    await this.executor.resume(row.runId)
+  }
+
+  /**
+   * Edited args are checked against the tool's own Vine schema.
+   */
+  #validateEdit: EditedInputValidator = async (row, editedInput) => {
+    const run = await AgentRun.findOrFail(row.runId)
+    const definition = this.definitions.get(run.agent)?.tools.get(row.toolName)
+    if (!definition) {
+      throw new InvalidReplyException([
+        { path: 'editedInput', message: `tool "${row.toolName}" is no longer defined` },
+      ])
+    }
+    const checked = await definition.validate(editedInput)
+    if (!checked.ok) {
+      throw new InvalidReplyException(
+        checked.issues.map((issue) => ({ ...issue, path: `editedInput.${issue.path}` }))
+      )
+    }
+    return checked.value
+  }
+}

@@ -1,0 +1,95 @@
+/*
+ * Agents: a model, instructions, tools, an optional intake form and the
+ * ask tool's settings. Definitions are checked when they are made (at boot,
+ * from config/agents.ts), so a misconfigured agent never starts a run.
+ */
+
+import type { LanguageModel } from 'ai'
+import { E_RESERVED_TOOL_NAME } from '../errors.ts'
+import { ASK_TOOL_NAME } from '../questions/ask_tool.ts'
+import type { ExpiryPolicy } from '../questions/settle.ts'
+import type { QuestionLimits, QuestionSet } from '../questions/types.ts'
+import { resolveLimits } from '../questions/values.ts'
+import type { ToolDefinition } from './define_tool.ts'
+
+/**
+ * The intake: a question set, or a function of the run's input returning
+ * one (or nothing, to skip the intake for this input).
+ */
+export type Intake =
+  | QuestionSet
+  | ((input: unknown) => QuestionSet | null | undefined | Promise<QuestionSet | null | undefined>)
+
+/**
+ * How long a pending row may wait, and what happens then (SPEC §3.5).
+ */
+export type ExpiryOptions = {
+  /** Milliseconds a row may stay pending; none by default */
+  ttl?: number
+  onExpiry?: ExpiryPolicy
+}
+
+export type AgentOptions = {
+  name: string
+  model: LanguageModel
+  instructions: string | ((input: unknown) => string)
+  tools?: ToolDefinition[]
+  intake?: Intake
+  ask?: { enabled?: boolean; limits?: Partial<QuestionLimits> }
+  /** Model calls a run may make; default 20 */
+  maxSteps?: number
+  expiry?: ExpiryOptions
+}
+
+export type AgentDefinition = {
+  name: string
+  model: LanguageModel
+  instructions: (input: unknown) => string
+  tools: Map<string, ToolDefinition>
+  intake?: Intake
+  askEnabled: boolean
+  limits: QuestionLimits
+  maxSteps: number
+  expiry: { ttl?: number; onExpiry: ExpiryPolicy }
+}
+
+/**
+ * Defines an agent. Throws `E_RESERVED_TOOL_NAME` when one of its tools is
+ * named like the built-in ask tool (SPEC §2.8), and a plain error for
+ * duplicate tool names or a bad `maxSteps`.
+ *
+ * @example
+ * export const deployer = defineAgent({
+ *   name: 'deployer',
+ *   model: openai('gpt-5'),
+ *   instructions: 'You deploy services safely.',
+ *   tools: [readLogs, deploy],
+ * })
+ */
+export function defineAgent(options: AgentOptions): AgentDefinition {
+  const tools = new Map<string, ToolDefinition>()
+  for (const tool of options.tools ?? []) {
+    if (tool.name === ASK_TOOL_NAME) throw new E_RESERVED_TOOL_NAME([tool.name, options.name])
+    if (tools.has(tool.name)) {
+      throw new Error(`Agent "${options.name}" has two tools named "${tool.name}"`)
+    }
+    tools.set(tool.name, tool)
+  }
+  const maxSteps = options.maxSteps ?? 20
+  if (!Number.isInteger(maxSteps) || maxSteps < 1) {
+    throw new Error(`Agent "${options.name}": maxSteps must be a whole number >= 1`)
+  }
+  const instructions = options.instructions
+
+  return {
+    name: options.name,
+    model: options.model,
+    instructions: typeof instructions === 'function' ? instructions : () => instructions,
+    tools,
+    intake: options.intake,
+    askEnabled: options.ask?.enabled ?? true,
+    limits: resolveLimits(options.ask?.limits),
+    maxSteps,
+    expiry: { ttl: options.expiry?.ttl, onExpiry: options.expiry?.onExpiry ?? 'defaults' },
+  }
+}
