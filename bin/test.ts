@@ -16,6 +16,7 @@ configure({
     { name: 'mcp', files: ['tests/mcp/**/*.spec.ts'] },
     { name: 'persistence', files: ['tests/persistence/**/*.spec.ts'] },
     { name: 'configure', files: ['tests/configure/**/*.spec.ts'] },
+    { name: 'runtime', files: ['tests/runtime/**/*.spec.ts'] },
   ],
   plugins: [assert(), fileSystem({ basePath: new URL('../tmp/fs/', import.meta.url) })],
   forceExit: true,

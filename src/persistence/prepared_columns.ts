@@ -5,7 +5,8 @@
  * exactly that in `prepareForAdapter`, which its types do not expose.
  */
 
-import type { LucidRow } from '@adonisjs/lucid/types/model'
+import type { LucidModel, LucidRow } from '@adonisjs/lucid/types/model'
+import type { TransactionClientContract } from '@adonisjs/lucid/types/database'
 
 /**
  * Column names and prepared values of some attributes of a model.
@@ -28,4 +29,21 @@ export function preparedColumns<T extends LucidRow>(
  */
 export function affectedRows(result: unknown): number {
   return Number(Array.isArray(result) ? result[0] : result)
+}
+
+/**
+ * The next `sequence` of a run in a table keyed by (run_id, sequence). Its
+ * unique index turns a race into an error rather than a fork.
+ */
+export async function nextSequence(
+  model: LucidModel,
+  runId: string,
+  client?: TransactionClientContract
+): Promise<number> {
+  const [row] = await model
+    .query(client ? { client } : {})
+    .where('run_id', runId)
+    .max('sequence as last')
+    .pojo<{ last: number | string | null }>()
+  return Number(row?.last ?? 0) + 1
 }

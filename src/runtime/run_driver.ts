@@ -19,7 +19,7 @@ import { hashArgs } from '../inbox/args_hash.ts'
 import { AgentRun, type RunStatus } from '../persistence/models/agent_run.ts'
 import { RunCheckpoint } from '../persistence/models/run_checkpoint.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
-import { affectedRows, preparedColumns } from '../persistence/prepared_columns.ts'
+import { affectedRows, nextSequence, preparedColumns } from '../persistence/prepared_columns.ts'
 import {
   ASK_TOOL_NAME,
   askToolDescription,
@@ -498,16 +498,12 @@ export class RunDriver {
     spendsBudget = false
   ): Promise<ToolCall> {
     const row = await AgentRun.transaction(async (trx) => {
-      const last = await ToolCall.query({ client: trx })
-        .where('run_id', run.id)
-        .max('sequence as sequence')
-        .first()
       const created = await ToolCall.create(
         {
           runId: run.id,
           attempt: run.attempt,
           ownerId: run.ownerId,
-          sequence: Number(last?.$extras.sequence ?? 0) + 1,
+          sequence: await nextSequence(ToolCall, run.id, trx),
           ...attributes,
         },
         { client: trx }
@@ -535,13 +531,9 @@ export class RunDriver {
     kind: Kind,
     payload: JournalPayloads[Kind]
   ) {
-    const last = await RunCheckpoint.query()
-      .where('run_id', run.id)
-      .max('sequence as sequence')
-      .first()
     await RunCheckpoint.create({
       runId: run.id,
-      sequence: Number(last?.$extras.sequence ?? 0) + 1,
+      sequence: await nextSequence(RunCheckpoint, run.id),
       key,
       kind,
       payload,
