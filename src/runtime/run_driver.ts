@@ -81,8 +81,8 @@ export class RunDriver {
   #events?: EventSink
   #leaseTtl: number
   #onCheckpoint?: RunDriverOptions['onCheckpoint']
-  /** Runs this process is driving now, and whether a resume arrived meanwhile */
-  #active = new Map<string, { again: boolean }>()
+  /** Runs this process is driving now */
+  #active = new Set<string>()
   readonly owner: string
 
   constructor(options: RunDriverOptions) {
@@ -99,24 +99,26 @@ export class RunDriver {
    * errors propagate.
    */
   async drive(runId: string): Promise<RunStatus | 'busy'> {
-    const active = this.#active.get(runId)
-    if (active) {
-      active.again = true
-      return 'busy'
+    for (;;) {
+      const status = await this.#driveOnce(runId)
+      /*
+       * A resume that arrived while this driver held the run was refused
+       * as 'busy' (here or on another process). A waiting run with nothing
+       * pending is exactly that case: drive it again rather than drop it.
+       */
+      if (status !== 'waiting' || (await this.#hasPending(runId))) return status
     }
-    const state = { again: false }
-    this.#active.set(runId, state)
+  }
+
+  async #driveOnce(runId: string): Promise<RunStatus | 'busy'> {
+    if (this.#active.has(runId)) return 'busy'
+    this.#active.add(runId)
     try {
       if (!(await this.#acquire(runId))) return 'busy'
       const heartbeat = setInterval(() => void this.#extend(runId), this.#leaseTtl / 3)
       heartbeat.unref()
       try {
-        let status: RunStatus
-        do {
-          state.again = false
-          status = await this.#loop(runId)
-        } while (state.again && status === 'waiting')
-        return status
+        return await this.#loop(runId)
       } finally {
         clearInterval(heartbeat)
         await this.#release(runId)
@@ -124,6 +126,15 @@ export class RunDriver {
     } finally {
       this.#active.delete(runId)
     }
+  }
+
+  async #hasPending(runId: string): Promise<boolean> {
+    const pending = await ToolCall.query()
+      .where('run_id', runId)
+      .where('status', 'pending')
+      .select('id')
+      .first()
+    return pending !== null
   }
 
   async #loop(runId: string): Promise<RunStatus> {
