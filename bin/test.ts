@@ -5,10 +5,17 @@
  */
 
 import { assert } from '@japa/assert'
+import { apiClient } from '@japa/api-client'
 import { fileSystem } from '@japa/file-system'
 import { processCLIArgs, configure, run } from '@japa/runner'
 
 processCLIArgs(process.argv.splice(2))
+
+/*
+ * The port the HTTP suites listen on (tests/helpers/http.ts), picked per
+ * process so parallel runs on one machine do not collide.
+ */
+process.env.TEST_HTTP_PORT ??= String(38_000 + (process.pid % 2000))
 
 configure({
   suites: [
@@ -17,8 +24,13 @@ configure({
     { name: 'persistence', files: ['tests/persistence/**/*.spec.ts'] },
     { name: 'configure', files: ['tests/configure/**/*.spec.ts'] },
     { name: 'runtime', files: ['tests/runtime/**/*.spec.ts'] },
+    { name: 'http', files: ['tests/http/**/*.spec.ts'] },
   ],
-  plugins: [assert(), fileSystem({ basePath: new URL('../tmp/fs/', import.meta.url) })],
+  plugins: [
+    assert(),
+    apiClient({ baseURL: `http://127.0.0.1:${process.env.TEST_HTTP_PORT}` }),
+    fileSystem({ basePath: new URL('../tmp/fs/', import.meta.url) }),
+  ],
   forceExit: true,
 })
 

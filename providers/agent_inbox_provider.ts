@@ -36,6 +36,7 @@ export default class AgentInboxProvider {
         agents: config.agents,
         limits: config.limits,
         leaseTtl: config.leaseTtl,
+        access: config.inbox,
         events: emitter,
       })
       return this.#agents

@@ -49,5 +49,6 @@ export function defineConfig(
     sweepInterval: config.sweepInterval ?? 30_000,
     leaseTtl: config.leaseTtl ?? 60_000,
     recoverOnStart: config.recoverOnStart ?? true,
+    inbox: config.inbox ?? {},
   }))
 }

@@ -4,6 +4,7 @@
 
 import type { QuestionLimits } from './questions/types.ts'
 import type { AgentDefinition } from './runtime/define_agent.ts'
+import type { InboxAccess } from './http/access.ts'
 
 export type * from './questions/types.ts'
 export type { ToolCallKind, ToolCallStatus, ToolExecution } from './persistence/models/tool_call.ts'
@@ -23,6 +24,8 @@ export type AgentInboxConfig = {
   leaseTtl?: number
   /** Resume runs left behind by a dead process when the app is ready. Default true */
   recoverOnStart?: boolean
+  /** Who may see and settle rows over HTTP; defaults: auth user id, run owner */
+  inbox?: Partial<InboxAccess>
 }
 
 /**
@@ -34,7 +37,10 @@ export type ResolvedAgentInboxConfig = {
   sweepInterval: number
   leaseTtl: number
   recoverOnStart: boolean
+  inbox: Partial<InboxAccess>
 }
 export type { AgentDefinition, AgentOptions, Intake } from './runtime/define_agent.ts'
 export type { ToolDefinition, ToolOptions, ToolContext, ToolKind } from './runtime/define_tool.ts'
 export type { AgentEvents } from './events.ts'
+export type { InboxAccess } from './http/access.ts'
+export type { RowCard, RunGroup } from './http/cards.ts'

@@ -6,6 +6,7 @@
 
 import { DateTime } from 'luxon'
 import { ToolCall } from '../persistence/models/tool_call.ts'
+import { resolveAccess, type InboxAccess } from '../http/access.ts'
 import { preparedColumns } from '../persistence/prepared_columns.ts'
 import { RowSettler, type RowSettlerOptions, type SettleOptions } from './row_settler.ts'
 
@@ -17,17 +18,21 @@ import { RowSettler, type RowSettlerOptions, type SettleOptions } from './row_se
 export type InboxOptions = RowSettlerOptions & {
   /** Called after a row is settled and committed: the runtime resumes its run here */
   onSettled?: (row: ToolCall) => void | Promise<void>
+  /** Who may see and settle rows over HTTP (config `inbox` hooks) */
+  access?: Partial<InboxAccess>
 }
 
 export class Inbox {
   #settler: RowSettler
   #now: () => DateTime
   #onSettled?: InboxOptions['onSettled']
+  readonly access: InboxAccess
 
   constructor(options: InboxOptions = {}) {
     this.#settler = new RowSettler(options)
     this.#now = options.now ?? (() => DateTime.now())
     this.#onSettled = options.onSettled
+    this.access = resolveAccess(options.access)
   }
 
   /**

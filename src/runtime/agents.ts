@@ -7,6 +7,7 @@
 import { DateTime } from 'luxon'
 import { E_NOT_FOUND, InvalidReplyException } from '../errors.ts'
 import type { EventSink } from '../events.ts'
+import type { InboxAccess } from '../http/access.ts'
 import { Inbox } from '../inbox/inbox.ts'
 import type { EditedInputValidator } from '../inbox/row_settler.ts'
 import { AgentRun } from '../persistence/models/agent_run.ts'
@@ -26,6 +27,8 @@ export type AgentsOptions = {
   leaseTtl?: number
   owner?: string
   onCheckpoint?: RunDriverOptions['onCheckpoint']
+  /** Who may see and settle rows over HTTP */
+  access?: Partial<InboxAccess>
   /** Build another executor (a queue) around the driver; inline by default */
   executor?: (driver: RunDriver) => RunExecutor
 }
@@ -71,6 +74,7 @@ export class Agents {
       limits: options.limits,
       validateEditedInput: this.#validateEdit,
       onSettled: (row) => this.#settled(row),
+      access: options.access,
     })
   }
 

@@ -60,10 +60,18 @@ export function connectionConfig(name: DbName = dbName()) {
     case 'sqlite':
       return {
         client: 'better-sqlite3' as const,
-        connection: { filename: fileURLToPath(new URL(`db-${process.pid}.sqlite`, TMP)) },
+        connection: { filename: sqliteFile() },
         useNullAsDefault: true,
       }
   }
+}
+
+/**
+ * The SQLite file of this process: one per test process, unless `DB_FILE`
+ * names one, so child processes (tests/fixtures) share their parent's.
+ */
+export function sqliteFile(): string {
+  return process.env.DB_FILE ?? fileURLToPath(new URL(`db-${process.pid}.sqlite`, TMP))
 }
 
 /**
@@ -87,10 +95,21 @@ export async function migrateFresh(app: ApplicationService, db: Database) {
 }
 
 /**
- * Boots an app with Lucid on the chosen database and fresh tables.
- * Call `terminate()` when done.
+ * Boots an app with Lucid on the chosen database and fresh tables, or, with
+ * `migrate: false`, on the tables as they are (a child process sharing its
+ * parent's database). Call `terminate()` when done.
  */
-export async function createTestApp() {
+export type TestAppOptions = {
+  migrate?: boolean
+  /** config/agents.ts of the app; default: no agents, an ask budget of 2 */
+  agents?: ReturnType<typeof defineConfig>
+  /** 'web' boots the HTTP server's routes (see tests/helpers/http.ts) */
+  environment?: 'console' | 'web'
+  /** Runs after boot and before start, e.g. to register routes */
+  preload?: (app: ApplicationService) => void | Promise<void>
+}
+
+export async function createTestApp(options: TestAppOptions = {}) {
   await mkdir(TMP, { recursive: true })
   const ignitor = new IgnitorFactory()
     .withCoreProviders()
@@ -104,17 +123,19 @@ export async function createTestApp() {
       },
       config: {
         database: { connection: 'primary', connections: { primary: connectionConfig() } },
-        agents: defineConfig({ limits: { askBudget: 2 } }),
+        agents: options.agents ?? defineConfig({ limits: { askBudget: 2 } }),
       },
     })
     .create(TMP, { importer: (filePath) => import(filePath) })
 
-  const app = ignitor.createApp('console')
+  const app = ignitor.createApp(options.environment ?? 'console')
   await app.init()
   await app.boot()
-  await app.start(() => {})
+  // Tables exist before start, as in an app whose migrations ran: `ready` hooks may read them
   const db = await app.container.make('lucid.db')
-  await migrateFresh(app, db)
+  if (options.migrate !== false) await migrateFresh(app, db)
+  await options.preload?.(app)
+  await app.start(() => {})
 
   return {
     app,

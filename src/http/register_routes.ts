@@ -1,0 +1,36 @@
+/*
+ * The inbox's routes, registered by the app from start/routes.ts, with a
+ * modifier to put its own middleware (auth, Bouncer) in front of them.
+ * Controllers load lazily, on the first request.
+ */
+
+import type { HttpRouterService } from '@adonisjs/core/types'
+import type { Route } from '@adonisjs/core/http'
+
+export type InboxRoutesOptions = {
+  /** Default: /inbox */
+  prefix?: string
+  /** Called with every route, e.g. `(route) => route.use(middleware.auth())` */
+  modifier?: (route: Route) => void
+}
+
+/**
+ * Registers the inbox page, a row's detail, recently settled rows and the
+ * reply endpoint, as named routes `agent_inbox.*`.
+ *
+ * @example
+ * // start/routes.ts
+ * registerInboxRoutes(router, { modifier: (route) => route.use(middleware.auth()) })
+ */
+export function registerInboxRoutes(router: HttpRouterService, options: InboxRoutesOptions = {}) {
+  const prefix = (options.prefix ?? '/inbox').replace(/\/$/, '')
+  const controller = () => import('./inbox_controller.ts')
+  const routes = [
+    router.get(prefix || '/', [controller, 'index']).as('agent_inbox.index'),
+    router.get(`${prefix}/settled`, [controller, 'settled']).as('agent_inbox.settled'),
+    router.get(`${prefix}/rows/:id`, [controller, 'show']).as('agent_inbox.rows.show'),
+    router.post(`${prefix}/rows/:id/reply`, [controller, 'reply']).as('agent_inbox.rows.reply'),
+  ]
+  for (const route of routes) options.modifier?.(route)
+  return routes
+}

@@ -1,0 +1,43 @@
+/*
+ * A real Adonis HTTP server for the inbox's API tests: the app of
+ * tests/helpers/database.ts in the web environment, with the body parser,
+ * the inbox routes, and a Node http server on a loopback port.
+ */
+
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { createTestApp, type TestAppOptions } from './database.ts'
+import { registerInboxRoutes } from '../../src/http/register_routes.ts'
+
+/**
+ * Boots the app and listens on 127.0.0.1, on TEST_HTTP_PORT (set by bin/test.ts)
+ * so the Japa api client reaches it, unless `port` is given.
+ */
+export async function createHttpApp(options: TestAppOptions & { port?: number } = {}) {
+  const testApp = await createTestApp({
+    ...options,
+    environment: 'web',
+    preload: async (app) => {
+      const router = await app.container.make('router')
+      router.use([() => import('@adonisjs/core/bodyparser_middleware')])
+      registerInboxRoutes(router)
+      await options.preload?.(app)
+    },
+  })
+  const server = await testApp.app.container.make('server')
+  await server.boot()
+  const http: Server = createServer((req, res) => server.handle(req, res))
+  await new Promise<void>((resolve) =>
+    http.listen(options.port ?? Number(process.env.TEST_HTTP_PORT ?? 0), '127.0.0.1', resolve)
+  )
+  const { port } = http.address() as AddressInfo
+
+  return {
+    ...testApp,
+    baseUrl: `http://127.0.0.1:${port}`,
+    async terminate() {
+      await new Promise((resolve) => http.close(resolve))
+      await testApp.terminate()
+    },
+  }
+}

@@ -1,0 +1,248 @@
+/*
+ * The inbox's JSON API over a real Adonis HTTP server: every status code of
+ * the reply endpoint, the authorization matrix (owner, another person, a
+ * guest, an admin allowed by the hook), and a run resumed by an HTTP reply.
+ */
+
+import { test } from '@japa/runner'
+import { DateTime } from 'luxon'
+import type { ApplicationService } from '@adonisjs/core/types'
+import { dbName } from '../helpers/database.ts'
+import { createHttpApp } from '../helpers/http.ts'
+import { createActionRow, createAskRow } from '../helpers/rows.ts'
+import { ask, DB_QUESTION, promptText, say, scriptedModel } from '../helpers/runtime.ts'
+import { defineConfig } from '../../src/define_config.ts'
+import { defineAgent } from '../../src/runtime/define_agent.ts'
+import { ToolCall } from '../../src/persistence/models/tool_call.ts'
+import type { QuestionOutcome } from '../../src/questions/types.ts'
+
+/** Identity comes from a header here: the identify hook is the app's to write */
+const person = (name: string) => ({ 'x-person': name, 'accept': 'application/json' })
+
+test.group(`Inbox API | ${dbName()}`, (group) => {
+  let app: ApplicationService
+  // One model for the whole group: a run asks, then finishes with what it was told
+  const model = scriptedModel([
+    [ask('c1', DB_QUESTION)],
+    (options) => [say(promptText(options).includes('MySQL') ? 'Chose MySQL' : 'No answer seen')],
+  ])
+
+  group.setup(async () => {
+    const httpApp = await createHttpApp({
+      agents: defineConfig({
+        agents: [
+          defineAgent({ name: 'helper', model, instructions: 'Help.' }),
+          // rows made directly by tests/helpers/rows.ts belong to this agent's runs
+          defineAgent({
+            name: 'deployer',
+            model: scriptedModel(Array.from({ length: 50 }, () => [say('done')])),
+            instructions: 'Deploy.',
+          }),
+        ],
+        inbox: {
+          identify: (ctx) => ctx.request.header('x-person') ?? null,
+          authorize: (_ctx, row, who) => who === 'admin' || row.ownerId === who,
+          scope: (query, _ctx, who) => {
+            if (who !== 'admin') query.where('owner_id', who)
+          },
+        },
+      }),
+    })
+    app = httpApp.app
+    return () => httpApp.terminate()
+  })
+
+  group.each.setup(async () => {
+    await ToolCall.query().delete()
+  })
+
+  test('the owner lists their pending rows grouped by run; others do not see them', async ({
+    client,
+    assert,
+  }) => {
+    const row = await createAskRow()
+    await createActionRow({ ownerId: 'user:2' })
+
+    const own = await client.get('/inbox').headers(person('user:1'))
+    own.assertStatus(200)
+    const groups = own.body().groups
+    assert.lengthOf(groups, 1)
+    assert.equal(groups[0].rows[0].id, row.id)
+    assert.equal(groups[0].rows[0].questionSet.questions[0].id, 'db')
+    assert.equal(groups[0].run.agent, 'deployer')
+
+    const other = await client.get('/inbox').headers(person('user:2'))
+    assert.notInclude(
+      other.body().groups.flatMap((g: any) => g.rows.map((r: any) => r.id)),
+      row.id
+    )
+
+    const admin = await client.get('/inbox').headers(person('admin'))
+    assert.lengthOf(admin.body().groups, 2)
+
+    const guest = await client.get('/inbox').header('accept', 'application/json')
+    guest.assertStatus(403)
+    assert.equal(guest.body().code, 'E_FORBIDDEN')
+  })
+
+  test('reply authorization: owner and admin settle; another person and a guest get 403', async ({
+    client,
+    assert,
+  }) => {
+    const row = await createAskRow()
+    const reply = { answers: { db: ['mysql'] } }
+
+    const otherResponse = await client
+      .post(`/inbox/rows/${row.id}/reply`)
+      .headers(person('user:2'))
+      .json(reply)
+    otherResponse.assertStatus(403)
+    const guestResponse = await client
+      .post(`/inbox/rows/${row.id}/reply`)
+      .header('accept', 'application/json')
+      .json(reply)
+    guestResponse.assertStatus(403)
+    const untouched = await ToolCall.findOrFail(row.id)
+    assert.equal(untouched.status, 'pending')
+
+    const ownerResponse = await client
+      .post(`/inbox/rows/${row.id}/reply`)
+      .headers(person('user:1'))
+      .json(reply)
+    ownerResponse.assertStatus(200)
+    assert.equal(ownerResponse.body().row.settled.by, 'user:1')
+    assert.equal(ownerResponse.body().row.settled.via, 'api')
+
+    const adminRow = await createActionRow()
+    const adminResponse = await client
+      .post(`/inbox/rows/${adminRow.id}/reply`)
+      .headers(person('admin'))
+      .json({ approved: false, reason: 'Freeze week' })
+    adminResponse.assertStatus(200)
+    const settled = await ToolCall.findOrFail(adminRow.id)
+    assert.equal(settled.answeredBy, 'admin')
+    assert.equal(settled.status, 'rejected')
+  })
+
+  test('422 with field errors for bad answers, and for answers sent to an approval', async ({
+    client,
+    assert,
+  }) => {
+    const row = await createAskRow()
+    const bad = await client
+      .post(`/inbox/rows/${row.id}/reply`)
+      .headers(person('user:1'))
+      .json({ answers: { db: ['mongo'], replicas: ['0'] } })
+    bad.assertStatus(422)
+    assert.equal(bad.body().code, 'E_INVALID_REPLY')
+    assert.includeMembers(
+      bad.body().errors.map((error: any) => error.field),
+      ['answers.db.0', 'answers.replicas.0']
+    )
+
+    const action = await createActionRow()
+    const mismatch = await client
+      .post(`/inbox/rows/${action.id}/reply`)
+      .headers(person('user:1'))
+      .json({ answers: { db: ['pg'] } })
+    mismatch.assertStatus(422)
+    assert.equal(mismatch.body().code, 'E_REPLY_MISMATCH')
+    assert.equal(mismatch.body().errors[0].field, 'approved')
+    const stillPending = await ToolCall.findOrFail(action.id)
+    assert.equal(stillPending.status, 'pending')
+  })
+
+  test('409 for a settled row says who settled it and when; 404 for no such row', async ({
+    client,
+    assert,
+  }) => {
+    const row = await createAskRow()
+    const first = await client
+      .post(`/inbox/rows/${row.id}/reply`)
+      .headers(person('user:1'))
+      .json({ answers: {}, skip: true })
+    first.assertStatus(200)
+    const second = await client
+      .post(`/inbox/rows/${row.id}/reply`)
+      .headers(person('admin'))
+      .json({ answers: { db: ['mysql'] } })
+    second.assertStatus(409)
+    assert.equal(second.body().code, 'E_ALREADY_SETTLED')
+    assert.equal(second.body().settledBy, 'user:1')
+    assert.equal(second.body().settledVia, 'api')
+    assert.isString(second.body().settledAt)
+
+    const missing = await client
+      .post('/inbox/rows/00000000-0000-0000-0000-000000000000/reply')
+      .headers(person('user:1'))
+      .json({ approved: true })
+    missing.assertStatus(404)
+    assert.equal(missing.body().code, 'E_NOT_FOUND')
+  })
+
+  test('410 for expired and cancelled rows', async ({ client, assert }) => {
+    const expired = await createAskRow({ expiresAt: DateTime.now().minus({ minutes: 1 }) })
+    const late = await client
+      .post(`/inbox/rows/${expired.id}/reply`)
+      .headers(person('user:1'))
+      .json({ answers: { db: ['mysql'] } })
+    late.assertStatus(410)
+    assert.equal(late.body().code, 'E_EXPIRED')
+
+    const cancelled = await createAskRow({ status: 'cancelled' })
+    const toCancelled = await client
+      .post(`/inbox/rows/${cancelled.id}/reply`)
+      .headers(person('user:1'))
+      .json({ answers: {} })
+    toCancelled.assertStatus(410)
+    assert.equal(toCancelled.body().code, 'E_CANCELLED')
+  })
+
+  test('a row detail carries its run transcript; settled rows are listed newest first', async ({
+    client,
+    assert,
+  }) => {
+    const row = await createAskRow()
+    const forbidden = await client.get(`/inbox/rows/${row.id}`).headers(person('user:2'))
+    forbidden.assertStatus(403)
+
+    await client
+      .post(`/inbox/rows/${row.id}/reply`)
+      .headers(person('user:1'))
+      .json({ answers: { db: ['sqlite'] } })
+    const detail = await client.get(`/inbox/rows/${row.id}`).headers(person('user:1'))
+    detail.assertStatus(200)
+    assert.equal(detail.body().row.settled.by, 'user:1')
+    assert.deepEqual(detail.body().row.settled.outcome.answers.db, ['sqlite'])
+    assert.equal(detail.body().run.id, row.runId)
+    assert.isArray(detail.body().journal)
+    assert.equal(detail.body().rows[0].id, row.id)
+
+    const settled = await client.get('/inbox/settled').headers(person('user:1'))
+    settled.assertStatus(200)
+    assert.equal(settled.body().rows[0].id, row.id)
+  })
+
+  test('a reply over HTTP resumes the run, which receives the answer', async ({
+    client,
+    assert,
+  }) => {
+    const agents = await app.container.make('agents.runtime')
+    const run = await agents.start('helper', { input: 'pick a db', owner: 'user:7' })
+    await agents.idle()
+    const [row] = await ToolCall.query().where('run_id', run.id)
+    assert.equal(row.status, 'pending')
+
+    const response = await client
+      .post(`/inbox/rows/${row.id}/reply`)
+      .headers(person('user:7'))
+      .json({ answers: { db: ['mysql'] } })
+    response.assertStatus(200)
+    await agents.idle()
+    await run.refresh()
+    assert.equal(run.status, 'completed')
+    assert.deepEqual(run.result, { text: 'Chose MySQL' })
+    const settled = await ToolCall.findOrFail(row.id)
+    assert.deepEqual((settled.outcome as QuestionOutcome).answers.db, ['mysql'])
+  })
+})
