@@ -6,9 +6,11 @@
 
 import { MockLanguageModelV4 } from 'ai/test'
 import type { LanguageModelV4CallOptions, LanguageModelV4Content } from '@ai-sdk/provider'
+import { APICallError } from '@ai-sdk/provider'
 import vine from '@vinejs/vine'
 import { Agents, type AgentsOptions } from '../../src/runtime/agents.ts'
 import { defineTool } from '../../src/runtime/define_tool.ts'
+import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import type { QuestionSet } from '../../src/questions/types.ts'
 
 export type ScriptStep =
@@ -121,4 +123,118 @@ export const DB_QUESTION: QuestionSet = {
       defaults: ['pg'],
     },
   ],
+}
+
+/*
+ * Helpers of the runtime scenario suites (tests/runtime/*.spec.ts).
+ */
+
+/**
+ * One tool result the model was sent, flattened.
+ */
+export type SentToolResult = { toolCallId: string; toolName: string; type: string; value: string }
+
+/**
+ * Every tool result in one model call's prompt, in order, so a test can
+ * check exactly what the model read for one tool call.
+ */
+export function toolResults(options: LanguageModelV4CallOptions): SentToolResult[] {
+  const results: SentToolResult[] = []
+  for (const message of options.prompt) {
+    if (message.role !== 'tool') continue
+    for (const part of message.content) {
+      if (part.type !== 'tool-result') continue
+      const output = part.output as { type: string; value?: unknown }
+      results.push({
+        toolCallId: part.toolCallId,
+        toolName: part.toolName,
+        type: output.type,
+        value: typeof output.value === 'string' ? output.value : JSON.stringify(output.value),
+      })
+    }
+  }
+  return results
+}
+
+/**
+ * The result one tool call got, as the model read it in this call.
+ */
+export function toolResultOf(options: LanguageModelV4CallOptions, toolCallId: string) {
+  const found = toolResults(options).find((result) => result.toolCallId === toolCallId)
+  if (!found) throw new Error(`The model was sent no result for tool call "${toolCallId}"`)
+  return found
+}
+
+/**
+ * The system prompt of one model call.
+ */
+export function systemText(options: LanguageModelV4CallOptions): string {
+  return options.prompt
+    .filter((message) => message.role === 'system')
+    .map((message) => message.content)
+    .join('\n')
+}
+
+/**
+ * An events sink recording the names it was sent, in order.
+ */
+export function eventRecorder() {
+  const names: string[] = []
+  return {
+    names,
+    emit(name: string) {
+      names.push(name)
+    },
+  }
+}
+
+/**
+ * A provider error as an API client throws it. Retryable ones carry a
+ * `retry-after-ms: 0` header, so the AI SDK's own retries (2 by default)
+ * happen at once instead of after seconds of back-off.
+ */
+export function providerError(retryable: boolean) {
+  return new APICallError({
+    message: retryable ? 'Overloaded, try again' : 'Invalid API key',
+    url: 'https://model.test/v1/generate',
+    requestBodyValues: {},
+    statusCode: retryable ? 529 : 401,
+    responseHeaders: retryable ? { 'retry-after-ms': '0' } : {},
+    isRetryable: retryable,
+  })
+}
+
+/**
+ * A script step that throws `error`.
+ */
+export function failWith(error: Error): ScriptStep {
+  return () => {
+    throw error
+  }
+}
+
+/**
+ * The rows of a run, in order.
+ */
+export function rowsOf(runId: string) {
+  return ToolCall.query().where('run_id', runId).orderBy('sequence', 'asc')
+}
+
+/**
+ * A one-question set with two options, the first pre-picked.
+ */
+export function choice(id: string, prompt: string, labels: [string, string]): QuestionSet {
+  return {
+    questions: [
+      {
+        id,
+        prompt,
+        options: [
+          { value: `${id}-a`, label: labels[0] },
+          { value: `${id}-b`, label: labels[1] },
+        ],
+        defaults: [`${id}-a`],
+      },
+    ],
+  }
 }
