@@ -49,6 +49,12 @@ export type RowSettlerOptions = {
   validateEditedInput?: EditedInputValidator
   /** The clock; tests move it to expire rows */
   now?: () => DateTime
+  /**
+   * Called with a row that a late reply found past its expiry and settled
+   * by its policy: the runtime resumes or cancels its run here, as after a
+   * sweep, so the run never waits on a row that is no longer pending.
+   */
+  onExpired?: (row: ToolCall) => void | Promise<void>
 }
 
 /**
@@ -96,7 +102,7 @@ export class RowSettler {
     if (row.status !== 'pending') throw this.#settledError(row)
     if (row.expiresAt && row.expiresAt <= this.#now()) {
       // A late reply: settle the row by its policy first, so it never hangs
-      await this.expire(row)
+      await this.#expireLate(row)
       throw this.#settledError(await ToolCall.findOrFail(row.id))
     }
 
@@ -134,7 +140,7 @@ export class RowSettler {
      */
     const fresh = await ToolCall.findOrFail(row.id)
     if (fresh.status === 'pending') {
-      await this.expire(fresh)
+      await this.#expireLate(fresh)
       throw new E_EXPIRED([row.id])
     }
     throw this.#settledError(fresh)
@@ -168,6 +174,14 @@ export class RowSettler {
     )
     if (won) debug('row %s expired (%s)', row.id, row.onExpiry)
     return won
+  }
+
+  /**
+   * Expires a row a late reply found past its time and, when this call
+   * settled it, hands it on to `onExpired`.
+   */
+  async #expireLate(row: ToolCall) {
+    if (await this.expire(row)) await this.#options.onExpired?.(await ToolCall.findOrFail(row.id))
   }
 
   /**

@@ -74,6 +74,7 @@ export class Agents {
       limits: options.limits,
       validateEditedInput: this.#validateEdit,
       onSettled: (row) => this.#settled(row),
+      onExpired: (row) => this.#expired(row),
       access: options.access,
     })
   }
@@ -201,10 +202,7 @@ export class Agents {
    */
   async sweep(): Promise<number> {
     const expired = await this.inbox.sweepExpired()
-    for (const row of expired) {
-      if (row.onExpiry === 'cancel') await this.cancel(row.runId)
-      else await this.#settled(row)
-    }
+    for (const row of expired) await this.#expired(row)
     return expired.length
   }
 
@@ -213,6 +211,15 @@ export class Agents {
    */
   idle() {
     return this.executor.idle()
+  }
+
+  /**
+   * A row settled by its expiry policy, by a sweep or a late reply:
+   * `cancel` cancels its run, the others resume it.
+   */
+  async #expired(row: ToolCall) {
+    if (row.onExpiry === 'cancel') await this.cancel(row.runId)
+    else await this.#settled(row)
   }
 
   async #settled(row: ToolCall) {

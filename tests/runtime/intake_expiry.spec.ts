@@ -218,6 +218,65 @@ test.group(`Runtime intake and expiry | ${dbName()}`, (group) => {
     assert.equal(late.status, 410)
   })
 
+  test('a late reply to a row past its expiry settles it by policy and resumes the run', async ({
+    assert,
+  }) => {
+    const { model, runtime } = setup([[ask('c1', DB_QUESTION)], [say('Assumed PostgreSQL.')]], {
+      expiry: { ttl: HOUR },
+    })
+    const first = runtime()
+    const run = await first.start('deployer', { input: 'set up a db', owner: 'user:1' })
+    await first.idle()
+    const [row] = await rowsOf(run.id)
+
+    // No sweep ran: the late reply itself finds the row past its time
+    await runOutOfTime(row)
+    const late = runtime()
+    const error = await late.inbox
+      .settle(row.id, { answers: { db: ['mysql'] } }, { by: 'user:1', via: 'web' })
+      .catch((caught) => caught)
+    assert.instanceOf(error, E_EXPIRED)
+    assert.equal(error.status, 410)
+    await late.idle()
+
+    await row.refresh()
+    assert.equal(row.status, 'expired')
+    assert.equal(row.answeredVia, 'expiry')
+    assert.isNull(row.reply, 'the late reply was not applied')
+    await run.refresh()
+    assert.equal(run.status, 'completed', 'the run does not hang on a settled row')
+    const answer = toolResultOf(model.doGenerateCalls[1], 'c1')
+    assert.include(answer.value, 'Nobody answered these questions in time')
+    assert.include(answer.value, 'Answer: PostgreSQL (your default)')
+  })
+
+  test('a late reply to a row past its expiry with onExpiry cancel cancels the run', async ({
+    assert,
+  }) => {
+    const { model, runtime, executions } = setup([[call('d1', 'deploy', { branch: 'main' })]], {
+      expiry: { ttl: HOUR, onExpiry: 'cancel' },
+    })
+    const first = runtime()
+    const run = await first.start('deployer', { input: 'ship main', owner: 'user:1' })
+    await first.idle()
+    const [row] = await rowsOf(run.id)
+
+    await runOutOfTime(row)
+    const late = runtime()
+    const error = await late.inbox
+      .settle(row.id, { approved: true }, { by: 'user:1', via: 'web' })
+      .catch((caught) => caught)
+    assert.instanceOf(error, E_EXPIRED)
+    await late.idle()
+
+    await run.refresh()
+    assert.equal(run.status, 'cancelled')
+    await row.refresh()
+    assert.equal(row.status, 'expired')
+    assert.deepEqual(executions, [])
+    assert.lengthOf(model.doGenerateCalls, 1)
+  })
+
   test('an expired approval with onExpiry reject is not run', async ({ assert }) => {
     const { model, runtime, executions } = setup(
       [[call('d1', 'deploy', { branch: 'main' })], [say('Not deployed.')]],
