@@ -283,15 +283,23 @@ export class RunDriver {
         )
         return 'invalid' as const
       }
+      // A retried run does not ask its intake again (SPEC §2.9)
+      const recalled = await this.#recall(run, 'intake', checked.value)
       row = await this.#createRow(run, rows, {
         kind: 'intake',
         toolName: 'intake',
-        status: 'pending',
         request: checked.value,
         fingerprint: questionSetFingerprint(checked.value),
-        ...this.#expiry(agent),
+        ...(recalled
+          ? {
+              status: 'answered',
+              outcome: recalled,
+              answeredBy: recalled.answeredBy,
+              answeredVia: 'memory',
+              settledAt: DateTime.now(),
+            }
+          : { status: 'pending', ...this.#expiry(agent) }),
       })
-      return WAIT
     }
     if (row.status === 'pending') return WAIT
     if (row.status === 'cancelled') return CANCELLED
@@ -379,19 +387,7 @@ export class RunDriver {
     if (!checked.ok) return errorOutput(formatIssuesForModel(checked.issues))
 
     const fingerprint = questionSetFingerprint(checked.value)
-    const remembered = await ToolCall.query()
-      .where('run_id', run.id)
-      .where('fingerprint', fingerprint)
-      .where('kind', 'ask')
-      .whereIn('status', ['answered', 'expired'])
-      .orderBy('sequence', 'asc')
-    const recalled = recallOutcome(
-      checked.value,
-      remembered.map((earlier) => ({
-        fingerprint,
-        outcome: earlier.outcome as QuestionOutcome,
-      }))
-    )
+    const recalled = await this.#recall(run, 'ask', checked.value)
     if (recalled) {
       debug('run %s: ask %s answered from memory', run.id, call.toolCallId)
       await this.#createRow(run, rows, {
@@ -424,6 +420,24 @@ export class RunDriver {
       true
     )
     return WAIT
+  }
+
+  /**
+   * Answer memory (SPEC §2.9): the outcome of the same question set settled
+   * earlier in this run, any attempt, or null.
+   */
+  async #recall(run: AgentRun, kind: 'ask' | 'intake', set: QuestionSet) {
+    const fingerprint = questionSetFingerprint(set)
+    const remembered = await ToolCall.query()
+      .where('run_id', run.id)
+      .where('fingerprint', fingerprint)
+      .where('kind', kind)
+      .whereIn('status', ['answered', 'expired'])
+      .orderBy('sequence', 'asc')
+    return recallOutcome(
+      set,
+      remembered.map((earlier) => ({ fingerprint, outcome: earlier.outcome as QuestionOutcome }))
+    )
   }
 
   /**

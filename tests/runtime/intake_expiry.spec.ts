@@ -15,7 +15,9 @@ import {
   createAgents,
   DB_QUESTION,
   deployTools,
+  failWith,
   promptText,
+  providerError,
   rowsOf,
   say,
   scriptedModel,
@@ -176,6 +178,46 @@ test.group(`Runtime intake and expiry | ${dbName()}`, (group) => {
     assert.include(prompt, 'Intake form, answered before you started')
     assert.include(prompt, 'The person skipped these questions')
     assert.include(prompt, 'Answer: Staging cluster (your default)')
+  })
+
+  test('a retried run does not ask its intake again', async ({ assert }) => {
+    const { model, runtime } = setup(
+      [failWith(providerError(false)), [say('Deployed to production.')]],
+      { intake: INTAKE }
+    )
+    const first = runtime()
+    const run = await first.start('deployer', { input: 'ship it', owner: 'user:1' })
+    await first.idle()
+    const [intake] = await rowsOf(run.id)
+    await first.inbox.settle(
+      intake.id,
+      { answers: { env: ['production'], replicas: ['3'] } },
+      { by: 'user:1', via: 'web' }
+    )
+    await first.idle()
+    await run.refresh()
+    assert.equal(run.status, 'failed')
+    assert.equal(run.errorCode, 'E_PROVIDER')
+
+    const fresh = runtime()
+    await fresh.retry(run.id)
+    await fresh.idle()
+
+    await run.refresh()
+    assert.equal(run.status, 'completed')
+    const rows = await rowsOf(run.id)
+    assert.deepEqual(
+      rows.map((row) => [row.attempt, row.kind, row.status, row.answeredVia]),
+      [
+        [1, 'intake', 'answered', 'web'],
+        [2, 'intake', 'answered', 'memory'],
+      ]
+    )
+    assert.deepEqual(rows[1].outcome, rows[0].outcome)
+    assert.lengthOf(model.doGenerateCalls, 2)
+    const prompt = promptText(model.doGenerateCalls[1])
+    assert.include(prompt, 'Intake form, answered before you started')
+    assert.include(prompt, 'Answer: Production cluster')
   })
 
   test('an expired ask settles on the defaults and the model is told nobody answered', async ({
