@@ -206,9 +206,13 @@ export class RunDriver {
 
   /**
    * One model call; its response is saved before anything acts on it.
-   * Returns a final status when the call failed the run.
+   * Returns a final status when the call failed the run, or found it
+   * cancelled while its tools ran: a cancelled run is not sent to the model
+   * again.
    */
   async #callModel(run: AgentRun, agent: AgentDefinition, step: number) {
+    await run.refresh()
+    if (FINISHED.includes(run.status)) return run.status
     const journal = await this.#journal(run.id)
     const child = run.parentRunId !== null
     const instructions = agent.instructions(run.input)

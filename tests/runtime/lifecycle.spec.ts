@@ -185,6 +185,40 @@ test.group(`Runtime lifecycle | ${dbName()}`, (group) => {
     assert.lengthOf(model.doGenerateCalls, 1)
   })
 
+  test('a run cancelled while its tool runs is not sent to the model again', async ({ assert }) => {
+    const model = scriptedModel([
+      [call('w1', 'watch', {})],
+      [say('This step must never be asked for.')],
+    ])
+    const canceller = createAgents({ agents: [] })
+    const watch = defineTool({
+      name: 'watch',
+      description: 'Watch the deploy',
+      kind: 'read',
+      input: vine.object({}),
+      // A person cancels the run (through another runtime) while this runs
+      handle: async (_input, context) => {
+        await canceller.cancel(context.runId)
+        return 'watched'
+      },
+    })
+    const events = eventRecorder()
+    const agents = createAgents({
+      events: events as EventSink,
+      agents: [defineAgent({ name: 'watcher', model, instructions: 'Watch.', tools: [watch] })],
+    })
+    const run = await agents.start('watcher', { input: 'watch', owner: 'user:1' })
+    await agents.idle()
+
+    await run.refresh()
+    assert.equal(run.status, 'cancelled')
+    assert.isNull(run.result)
+    assert.lengthOf(model.doGenerateCalls, 1)
+    const [row] = await rowsOf(run.id)
+    assert.equal(row.execution, 'succeeded', 'the call that was running finished')
+    assert.notInclude(events.names, 'agents:run:completed')
+  })
+
   test('unknown tools and invalid input go back to the model and the run continues', async ({
     assert,
   }) => {
