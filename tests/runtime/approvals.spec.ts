@@ -7,6 +7,7 @@
  */
 
 import { test } from '@japa/runner'
+import vine from '@vinejs/vine'
 import { createTestApp, dbName } from '../helpers/database.ts'
 import {
   call,
@@ -16,11 +17,17 @@ import {
   say,
   scriptedModel,
   toolResultOf,
+  toolResults,
   type ScriptStep,
 } from '../helpers/runtime.ts'
 import { defineAgent } from '../../src/runtime/define_agent.ts'
+import { defineTool } from '../../src/runtime/define_tool.ts'
 import { hashArgs } from '../../src/inbox/args_hash.ts'
-import { AlreadySettledException, InvalidReplyException } from '../../src/errors.ts'
+import {
+  AlreadySettledException,
+  InvalidReplyException,
+  ReplyMismatchException,
+} from '../../src/errors.ts'
 import type { DecisionOutcome } from '../../src/questions/types.ts'
 
 /**
@@ -121,7 +128,16 @@ test.group(`Runtime approvals | ${dbName()}`, (group) => {
     await first.idle()
     const [row] = await rowsOf(run.id)
 
+    // Answers sent to an approval are refused, never read as a rejection
     const fresh = runtime()
+    const mismatch = await fresh.inbox
+      .settle(row.id, { answers: { branch: ['main'] } }, { by: 'user:1', via: 'web' })
+      .catch((error) => error)
+    assert.instanceOf(mismatch, ReplyMismatchException)
+    assert.equal(mismatch.status, 422)
+    await row.refresh()
+    assert.equal(row.status, 'pending')
+
     await fresh.inbox.settle(
       row.id,
       { approved: false, reason: 'Not on a Friday' },
@@ -232,5 +248,97 @@ test.group(`Runtime approvals | ${dbName()}`, (group) => {
       type: 'text',
       value: 'api: all quiet',
     })
+  })
+
+  test('calls of one step: approval per args, failures reported, waits taken in turn', async ({
+    assert,
+  }) => {
+    const restarts: string[] = []
+    const restart = defineTool({
+      name: 'restart',
+      description: 'Restart a service',
+      kind: 'action',
+      input: vine.object({ service: vine.string() }),
+      needsApproval: ({ service }) => service === 'db',
+      handle: async ({ service }) => {
+        if (service === 'cache') throw new Error('cache is locked')
+        restarts.push(service)
+        return `restarted ${service}`
+      },
+    })
+    const tools = deployTools()
+    const model = scriptedModel([
+      [
+        call('x1', 'restart', { service: 'api' }),
+        call('x2', 'restart', { service: 'cache' }),
+        call('x3', 'restart', { service: 'db' }),
+        call('x4', 'deploy', { branch: 'main' }),
+      ],
+      [say('Restarted api and db; cache was locked; main not deployed.')],
+    ])
+    const runtime = () =>
+      createAgents({
+        agents: [
+          defineAgent({
+            name: 'ops',
+            model,
+            instructions: 'Operate.',
+            tools: [restart, tools.deploy],
+          }),
+        ],
+      })
+    const first = runtime()
+    const run = await first.start('ops', { input: 'restart all', owner: 'user:1' })
+    await first.idle()
+
+    // x1 and x2 ran at once; x3 waits, and x4 is not even proposed yet
+    assert.deepEqual(restarts, ['api'])
+    let rows = await rowsOf(run.id)
+    assert.deepEqual(
+      rows.map((row) => [row.toolCallId, row.kind, row.status, row.execution]),
+      [
+        ['x1', 'action', 'auto', 'succeeded'],
+        ['x2', 'action', 'auto', 'failed'],
+        ['x3', 'action', 'pending', null],
+      ]
+    )
+    assert.deepEqual(rows[1].result, { error: 'cache is locked' })
+
+    const approving = runtime()
+    await approving.inbox.settle(rows[2].id, { approved: true }, { by: 'user:1', via: 'web' })
+    await approving.idle()
+    assert.deepEqual(restarts, ['api', 'db'])
+    rows = await rowsOf(run.id)
+    assert.deepEqual(
+      rows.slice(2).map((row) => [row.toolCallId, row.status]),
+      [
+        ['x3', 'approved'],
+        ['x4', 'pending'],
+      ]
+    )
+    assert.lengthOf(model.doGenerateCalls, 1)
+
+    const rejecting = runtime()
+    await rejecting.inbox.settle(rows[3].id, { approved: false }, { by: 'user:1', via: 'web' })
+    await rejecting.idle()
+
+    await run.refresh()
+    assert.equal(run.status, 'completed')
+    assert.deepEqual(tools.executions, [])
+    assert.deepEqual(restarts, ['api', 'db'], 'nothing ran twice across the resumes')
+    const results = toolResults(model.doGenerateCalls[1])
+    assert.deepEqual(
+      results.map((result) => [result.toolCallId, result.type]),
+      [
+        ['x1', 'text'],
+        ['x2', 'error-text'],
+        ['x3', 'text'],
+        ['x4', 'text'],
+      ]
+    )
+    assert.equal(results[0].value, 'restarted api')
+    assert.equal(results[1].value, 'The tool failed:\n```untrusted\ncache is locked\n```')
+    assert.equal(results[2].value, 'The person approved the call to "restart".\nrestarted db')
+    assert.include(results[3].value, 'The person rejected the call to "deploy"')
   })
 })
