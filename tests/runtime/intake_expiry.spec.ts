@@ -180,6 +180,24 @@ test.group(`Runtime intake and expiry | ${dbName()}`, (group) => {
     assert.include(prompt, 'Answer: Staging cluster (your default)')
   })
 
+  test('an invalid intake fails the run before any model call', async ({ assert }) => {
+    const broken: QuestionSet = {
+      questions: [{ ...INTAKE.questions[0], defaults: ['qa'] }],
+    }
+    const { model, runtime } = setup([[say('never')]], { intake: broken })
+    const agents = runtime()
+    const run = await agents.start('deployer', { input: 'ship it', owner: 'user:1' })
+    await agents.idle()
+
+    await run.refresh()
+    assert.equal(run.status, 'failed')
+    assert.equal(run.errorCode, 'E_INVALID_INTAKE')
+    assert.include(run.error, 'The intake of agent "deployer" is invalid')
+    assert.include(run.error, 'questions[0].defaults')
+    assert.lengthOf(model.doGenerateCalls, 0)
+    assert.deepEqual(await rowsOf(run.id), [])
+  })
+
   test('a retried run does not ask its intake again', async ({ assert }) => {
     const { model, runtime } = setup(
       [failWith(providerError(false)), [say('Deployed to production.')]],
