@@ -33,7 +33,7 @@ type WorkerExit = {
   pid: number
   code: number | null
   signal: NodeJS.Signals | null
-  /** The JSON line the worker printed, if it lived to print it */
+  /** The last JSON line the worker printed, if it lived to print one */
   output: Record<string, any> | null
 }
 
@@ -55,70 +55,98 @@ function lines(file: string): string[] {
   }
 }
 
-/** The kind of every model call so far, across processes */
-function modelCalls(files: Files) {
-  return lines(files.modelLog).map((line) => line.split(' ')[0])
+/** The model calls of the run started with `input`, across processes, as `<kind> <pid>` */
+function modelLines(files: Files, input: string) {
+  return lines(files.modelLog)
+    .filter((line) => line.startsWith(`${input} `))
+    .map((line) => line.slice(input.length + 1))
 }
 
-/** Every execution of the action so far, across processes */
+/** The kind of every model call of the run started with `input` */
+function modelCalls(files: Files, input: string) {
+  return modelLines(files, input).map((line) => line.split(' ')[0])
+}
+
+/** Every execution of the action for a run, across processes */
 function executions(files: Files, runId: string) {
   return lines(files.actionLog).filter((line) => line.startsWith(`${runId} `))
 }
 
 /**
- * Starts a worker process on this test's database. `ready` resolves when
- * it printed "ready" (race workers wait for "go" on stdin after it).
+ * Starts a worker process on this test's database. `next()` resolves with
+ * each line it prints ("ready", then JSON), in order.
  */
-function startWorker(command: string, runId: string, files: Files, env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import=@poppinss/ts-exec', WORKER, command, runId], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DB: dbName(),
-      DB_FILE: sqliteFile(),
-      MODEL_LOG: files.modelLog,
-      ACTION_LOG: files.actionLog,
-      ...env,
-    },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  })
-  let stdout = ''
+function startWorker(command: string, runIds: string[], files: Files, env: Record<string, string>) {
+  const child = spawn(
+    process.execPath,
+    ['--import=@poppinss/ts-exec', WORKER, command, ...runIds],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        DB: dbName(),
+        DB_FILE: sqliteFile(),
+        MODEL_LOG: files.modelLog,
+        ACTION_LOG: files.actionLog,
+        ...env,
+      },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    }
+  )
+  const printed: Array<Record<string, any>> = []
+  let unread = 0
+  let wake: (() => void) | undefined
+  let ended = false
+  let buffer = ''
   let stderr = ''
-  let onReady: () => void
-  const announced = new Promise<void>((resolve) => (onReady = resolve))
-  child.stdout.on('data', (chunk) => {
-    stdout += chunk
-    if (stdout.includes('ready\n')) onReady()
+  child.stdout.setEncoding('utf8')
+  child.stdout.on('data', (chunk: string) => {
+    buffer += chunk
+    const complete = buffer.split('\n')
+    buffer = complete.pop()!
+    for (const line of complete) {
+      if (line === 'ready') printed.push({ ready: true })
+      else if (line.startsWith('{')) printed.push(JSON.parse(line))
+    }
+    wake?.()
   })
   child.stderr.on('data', (chunk) => (stderr += chunk))
 
   const exit = new Promise<WorkerExit>((resolve, reject) => {
     child.on('error', reject)
     child.on('close', (code, signal) => {
-      const last = stdout.split('\n').findLast((line) => line.startsWith('{'))
+      ended = true
+      wake?.()
       if (code !== 0 && signal !== 'SIGKILL') {
         reject(new Error(`worker ${command} exited with ${code}:\n${stderr}`))
       }
-      resolve({ pid: child.pid!, code, signal, output: last ? JSON.parse(last) : null })
+      const output = printed.findLast((line) => !line.ready) ?? null
+      resolve({ pid: child.pid!, code, signal, output })
     })
   })
-  const ready = Promise.race([
-    announced,
-    exit.then(() => {
-      throw new Error(`worker ${command} ended before it was ready`)
-    }),
-  ])
-  // Only race workers announce themselves; for the others this rejection is expected
-  ready.catch(() => {})
-  return { child, ready, exit }
+  exit.catch(() => {})
+
+  async function next() {
+    while (unread === printed.length) {
+      if (ended) throw new Error(`worker ${command} ended without printing:\n${stderr}`)
+      await new Promise<void>((resolve) => (wake = resolve))
+    }
+    return printed[unread++]
+  }
+  return { child, exit, next }
 }
 
 /**
  * Runs a worker to its end. Crash workers get a short lease so a restart
  * does not wait long for it to lapse.
  */
-function runWorker(command: string, runId: string, files: Files, env: Record<string, string> = {}) {
-  const worker = startWorker(command, runId, files, { LEASE_TTL: '1000', ...env })
+function runWorker(
+  command: string,
+  runIds: string[],
+  files: Files,
+  env: Record<string, string> = {}
+) {
+  const worker = startWorker(command, runIds, files, { LEASE_TTL: '1000', ...env })
   worker.child.stdin.end()
   return worker.exit
 }
@@ -131,10 +159,6 @@ const noExecutor = (): RunExecutor => ({ resume() {}, idle: async () => {} })
  */
 function runtime(files: Files, executor?: () => RunExecutor) {
   return createAgents({ agents: [crashAgent(files)], executor })
-}
-
-function startRun(files: Files) {
-  return runtime(files, noExecutor).start(AGENT_NAME, { input: 'Paint the shed', owner: 'user:1' })
 }
 
 async function rowsOf(runId: string) {
@@ -150,9 +174,9 @@ async function journalKeys(runId: string) {
  * Runs the script in this process up to the action's approval: asked,
  * answered, the action called and pending.
  */
-async function untilApproval(files: Files) {
+async function untilApproval(files: Files, input: string) {
   const agents = runtime(files)
-  const run = await agents.start(AGENT_NAME, { input: 'Paint the shed', owner: 'user:1' })
+  const run = await agents.start(AGENT_NAME, { input, owner: 'user:1' })
   await agents.idle()
   const [askRow] = await rowsOf(run.id)
   await agents.inbox.settle(askRow.id, ANSWER, { by: 'user:1', via: 'api' })
@@ -162,7 +186,7 @@ async function untilApproval(files: Files) {
   if (run.status !== 'waiting' || actionRow?.status !== 'pending') {
     throw new Error(`The run should wait for approval; it is ${run.status}`)
   }
-  return { run, askRow, actionRow }
+  return { input, run, askRow, actionRow }
 }
 
 const COMPLETE_KEYS = [
@@ -173,6 +197,46 @@ const COMPLETE_KEYS = [
   'step:2:tool:paint-shed',
   'step:3:response',
 ]
+
+/**
+ * Where a worker dies around an approved action, what the rows say then,
+ * and what a restart must make of it.
+ */
+const ACTION_POINTS = [
+  {
+    // The settle committed; the worker died before its resume drove anything
+    crashAt: 'after-settle',
+    executionAtKill: null,
+    ranAtKill: 0,
+    execution: 'succeeded',
+    ran: 1,
+    told: 'Paint result (text): The person approved the call to "paint".\npainted blue',
+  },
+  {
+    crashAt: 'before-execute',
+    executionAtKill: 'running',
+    ranAtKill: 0,
+    execution: 'interrupted',
+    ran: 0,
+    told: 'Paint result (error-text): The person approved the call to "paint".\nThe "paint" call was interrupted by a process restart while it ran. It may or may not have taken effect, and it was not run again.',
+  },
+  {
+    crashAt: 'during-execute',
+    executionAtKill: 'running',
+    ranAtKill: 1,
+    execution: 'interrupted',
+    ran: 1,
+    told: 'Paint result (error-text): The person approved the call to "paint".\nThe "paint" call was interrupted by a process restart while it ran.',
+  },
+  {
+    crashAt: 'after-result-saved',
+    executionAtKill: 'succeeded',
+    ranAtKill: 1,
+    execution: 'succeeded',
+    ran: 1,
+    told: 'Paint result (text): The person approved the call to "paint".\npainted blue',
+  },
+] as const
 
 test.group(`Runtime crash safety | ${dbName()}`, (group) => {
   group.setup(async () => {
@@ -189,10 +253,11 @@ test.group(`Runtime crash safety | ${dbName()}`, (group) => {
     assert,
   }) => {
     const files = filesFor('response')
-    const run = await startRun(files)
+    const input = 'response'
+    const run = await runtime(files, noExecutor).start(AGENT_NAME, { input, owner: 'user:1' })
 
     // Killed once the model's question is saved, before its row exists
-    let exit = await runWorker('drive', run.id, files, { CRASH_AT: 'after-response-saved' })
+    let exit = await runWorker('drive', [run.id], files, { CRASH_AT: 'after-response-saved' })
     assert.equal(exit.signal, 'SIGKILL')
     await run.refresh()
     assert.equal(run.status, 'running')
@@ -200,15 +265,16 @@ test.group(`Runtime crash safety | ${dbName()}`, (group) => {
     assert.deepEqual(await journalKeys(run.id), ['input', 'step:1:response'])
     assert.lengthOf(await rowsOf(run.id), 0)
 
-    exit = await runWorker('drive', run.id, files)
+    // A new process waits for the lease to lapse, then asks: no new model call
+    exit = await runWorker('drive', [run.id], files)
     assert.equal(exit.output?.status, 'waiting')
-    assert.deepEqual(modelCalls(files), ['ask'], 'the saved response was used, not asked for again')
+    assert.deepEqual(modelCalls(files, input), ['ask'], 'the saved response was acted on')
     const [askRow] = await rowsOf(run.id)
     assert.equal(askRow.kind, 'ask')
     assert.equal(askRow.status, 'pending')
 
     // Answered, then killed once the response calling the action is saved
-    exit = await runWorker('settle', run.id, files, { CRASH_AT: 'after-response-saved' })
+    exit = await runWorker('settle', [run.id], files, { CRASH_AT: 'after-response-saved' })
     assert.equal(exit.signal, 'SIGKILL')
     await askRow.refresh()
     assert.equal(askRow.status, 'answered')
@@ -216,9 +282,9 @@ test.group(`Runtime crash safety | ${dbName()}`, (group) => {
     assert.deepEqual(await journalKeys(run.id), COMPLETE_KEYS.slice(0, 4))
     assert.lengthOf(await rowsOf(run.id), 1)
 
-    exit = await runWorker('drive', run.id, files)
+    exit = await runWorker('drive', [run.id], files)
     assert.equal(exit.output?.status, 'waiting')
-    assert.deepEqual(modelCalls(files), ['ask', 'paint'])
+    assert.deepEqual(modelCalls(files, input), ['ask', 'paint'])
     const [, actionRow] = await rowsOf(run.id)
     assert.equal(actionRow.status, 'pending')
     assert.deepEqual(actionRow.request.args, { color: 'blue' }, 'the answer reached the model')
@@ -230,172 +296,119 @@ test.group(`Runtime crash safety | ${dbName()}`, (group) => {
     assert.equal(run.status, 'completed')
     assert.lengthOf(executions(files, run.id), 1)
     assert.match(executions(files, run.id)[0], / blue /)
-    assert.deepEqual(modelCalls(files), ['ask', 'paint', 'final'])
+    assert.deepEqual(modelCalls(files, input), ['ask', 'paint', 'final'])
     assert.deepEqual(await journalKeys(run.id), COMPLETE_KEYS)
     const text = (run.result as { text: string }).text
     assert.include(text, (askRow.outcome as QuestionOutcome).text)
-    assert.include(text, 'Paint result (text): The person approved the call to "paint".')
+    assert.include(text, 'painted blue')
   }).timeout(40_000)
 
-  test('killed right after an approval commits, recover() runs the action once', async ({
+  test('killed around an approved action, one restarted process recovers every run: no action runs twice, none is lost', async ({
     assert,
   }) => {
-    const files = filesFor('approval')
-    const { run, askRow, actionRow } = await untilApproval(files)
+    const files = filesFor('action')
+    const cases = []
+    for (const point of ACTION_POINTS) cases.push(await untilApproval(files, point.crashAt))
 
-    // The worker's executor dies when the settle hands it the run to resume
-    let exit = await runWorker('settle', run.id, files, { CRASH_AT: 'after-settle' })
-    assert.equal(exit.signal, 'SIGKILL')
-    await Promise.all([run.refresh(), actionRow.refresh()])
-    assert.equal(actionRow.status, 'approved')
-    assert.isNull(actionRow.execution)
-    assert.equal(run.status, 'waiting')
-    assert.lengthOf(executions(files, run.id), 0)
+    // One worker per point approves the action and dies there
+    const kills = await Promise.all(
+      cases.map(({ run }, index) =>
+        runWorker('settle', [run.id], files, { CRASH_AT: ACTION_POINTS[index].crashAt })
+      )
+    )
+    for (const [index, { run, actionRow }] of cases.entries()) {
+      const point = ACTION_POINTS[index]
+      assert.equal(kills[index].signal, 'SIGKILL', point.crashAt)
+      await Promise.all([run.refresh(), actionRow.refresh()])
+      assert.equal(actionRow.status, 'approved', point.crashAt)
+      assert.equal(actionRow.execution, point.executionAtKill, point.crashAt)
+      assert.lengthOf(executions(files, run.id), point.ranAtKill, point.crashAt)
+      // A settled run nobody resumed waits with nothing pending; the others hold a dead lease
+      assert.equal(run.status, point.crashAt === 'after-settle' ? 'waiting' : 'running')
+    }
 
-    exit = await runWorker('recover', run.id, files)
-    assert.deepEqual(exit.output, { pid: exit.pid, recovered: 1, attempts: 1, status: 'completed' })
-    assert.lengthOf(executions(files, run.id), 1)
-    assert.match(executions(files, run.id)[0], / blue /)
-    await Promise.all([run.refresh(), actionRow.refresh(), askRow.refresh()])
-    assert.equal(actionRow.execution, 'succeeded')
-    assert.deepEqual(modelCalls(files), ['ask', 'paint', 'final'])
-    assert.deepEqual(await journalKeys(run.id), COMPLETE_KEYS)
-    const text = (run.result as { text: string }).text
-    assert.include(text, (askRow.outcome as QuestionOutcome).text)
-    assert.include(text, 'painted blue')
-  }).timeout(30_000)
+    // A restart: recover() takes each run once its dead worker's lease lapsed
+    const exit = await runWorker(
+      'recover',
+      cases.map(({ run }) => run.id),
+      files
+    )
+    assert.deepEqual(exit.output, {
+      pid: exit.pid,
+      recovered: ACTION_POINTS.length,
+      statuses: ACTION_POINTS.map(() => 'completed'),
+    })
 
-  test('killed during an action, the call is marked interrupted, not run again, and the model is told', async ({
-    assert,
-  }) => {
-    const files = filesFor('during')
-    const { run, askRow, actionRow } = await untilApproval(files)
-
-    let exit = await runWorker('settle', run.id, files, { CRASH_AT: 'during-execute' })
-    assert.equal(exit.signal, 'SIGKILL')
-    assert.lengthOf(executions(files, run.id), 1, 'the action ran before the kill')
-    await Promise.all([run.refresh(), actionRow.refresh()])
-    assert.equal(actionRow.execution, 'running')
-    assert.equal(run.status, 'running')
-
-    exit = await runWorker('drive', run.id, files)
-    assert.equal(exit.output?.status, 'completed')
-    assert.lengthOf(executions(files, run.id), 1, 'not run again')
-    await Promise.all([run.refresh(), actionRow.refresh(), askRow.refresh()])
-    assert.equal(actionRow.status, 'approved')
-    assert.equal(actionRow.execution, 'interrupted')
-    assert.deepEqual(modelCalls(files), ['ask', 'paint', 'final'])
-    assert.deepEqual(await journalKeys(run.id), COMPLETE_KEYS)
-    const text = (run.result as { text: string }).text
-    assert.include(text, 'Paint result (error-text)')
-    assert.include(text, 'was interrupted by a process restart while it ran')
-    assert.include(text, (askRow.outcome as QuestionOutcome).text)
-  }).timeout(30_000)
-
-  test('killed after claiming an action but before running it, the call is interrupted and never run', async ({
-    assert,
-  }) => {
-    const files = filesFor('before')
-    const { run, actionRow } = await untilApproval(files)
-
-    let exit = await runWorker('settle', run.id, files, { CRASH_AT: 'before-execute' })
-    assert.equal(exit.signal, 'SIGKILL')
-    await actionRow.refresh()
-    assert.equal(actionRow.execution, 'running')
-
-    // recover() skips the run until the dead worker's lease lapses
-    exit = await runWorker('recover', run.id, files)
-    assert.equal(exit.output?.recovered, 1)
-    assert.equal(exit.output?.status, 'completed')
-    await Promise.all([run.refresh(), actionRow.refresh()])
-    assert.equal(actionRow.execution, 'interrupted')
-    assert.lengthOf(executions(files, run.id), 0)
-    assert.deepEqual(modelCalls(files), ['ask', 'paint', 'final'])
-    assert.include((run.result as { text: string }).text, 'was not run again')
-  }).timeout(30_000)
-
-  test('killed after the action result is saved, a restart does not run the action again', async ({
-    assert,
-  }) => {
-    const files = filesFor('result')
-    const { run, askRow, actionRow } = await untilApproval(files)
-
-    let exit = await runWorker('settle', run.id, files, { CRASH_AT: 'after-result-saved' })
-    assert.equal(exit.signal, 'SIGKILL')
-    await actionRow.refresh()
-    assert.equal(actionRow.execution, 'succeeded')
-    assert.deepEqual(await journalKeys(run.id), COMPLETE_KEYS.slice(0, 5))
-    assert.deepEqual(modelCalls(files), ['ask', 'paint'])
-
-    exit = await runWorker('drive', run.id, files)
-    assert.equal(exit.output?.status, 'completed')
-    assert.lengthOf(executions(files, run.id), 1)
-    await Promise.all([run.refresh(), askRow.refresh()])
-    assert.deepEqual(modelCalls(files), ['ask', 'paint', 'final'])
-    assert.deepEqual(await journalKeys(run.id), COMPLETE_KEYS)
-    const text = (run.result as { text: string }).text
-    assert.include(text, 'painted blue')
-    assert.include(text, (askRow.outcome as QuestionOutcome).text)
-  }).timeout(30_000)
+    for (const [index, { input, run, askRow, actionRow }] of cases.entries()) {
+      const point = ACTION_POINTS[index]
+      await Promise.all([run.refresh(), actionRow.refresh(), askRow.refresh()])
+      assert.equal(actionRow.execution, point.execution, point.crashAt)
+      assert.lengthOf(executions(files, run.id), point.ran, `${point.crashAt}: ran at most once`)
+      for (const line of executions(files, run.id)) assert.match(line, / blue /)
+      assert.deepEqual(modelCalls(files, input), ['ask', 'paint', 'final'], point.crashAt)
+      assert.deepEqual(await journalKeys(run.id), COMPLETE_KEYS, point.crashAt)
+      // The model read the answer and what became of the action
+      const text = (run.result as { text: string }).text
+      assert.include(text, `Answer read: ${(askRow.outcome as QuestionOutcome).text}`)
+      assert.include(text, point.told, point.crashAt)
+    }
+  }).timeout(40_000)
 
   test('two processes racing to resume the same run: exactly one drives each step', async ({
     assert,
   }) => {
     const files = filesFor('race')
-    const run = await startRun(files)
+    const input = 'race'
     const settler = runtime(files, noExecutor)
+    const run = await settler.start(AGENT_NAME, { input, owner: 'user:1' })
+    const env = { LEASE_TTL: '10000', RACE_LOG: fileURLToPath(new URL('race.log', FILES)) }
+    const racers = [0, 1].map(() => startWorker('race', [run.id], files, env))
+    for (const racer of racers) assert.deepEqual(await racer.next(), { ready: true })
 
     /**
-     * Starts two workers, lets them both go at once, and returns what
-     * each one's `drive` returned.
+     * Lets both racers go at once; returns the pid of the one that drove
+     * (its drive returned `status`), after checking the other got 'busy'.
      */
-    const race = async (round: number) => {
-      const env = {
-        LEASE_TTL: '10000',
-        RACE_LOG: fileURLToPath(new URL(`race-${round}.log`, FILES)),
-      }
-      const racers = [
-        startWorker('race', run.id, files, env),
-        startWorker('race', run.id, files, env),
-      ]
-      await Promise.all(racers.map((racer) => racer.ready))
-      for (const racer of racers) racer.child.stdin.end('go\n')
-      const exits = await Promise.all(racers.map((racer) => racer.exit))
-      return exits.map((exit) => exit.output as { pid: number; status: string })
-    }
-
-    /** The one that drove: the other must have been refused */
-    const winnerOf = (results: { pid: number; status: string }[], status: string) => {
+    const race = async (round: number, status: string) => {
+      for (const racer of racers) racer.child.stdin.write(`go ${round}\n`)
+      const results = await Promise.all(racers.map((racer) => racer.next()))
+      assert.deepEqual(
+        results.map((result) => result.round),
+        [String(round), String(round)]
+      )
       assert.sameMembers(
         results.map((result) => result.status),
-        ['busy', status]
+        ['busy', status],
+        `round ${round}`
       )
-      return results.find((result) => result.status === status)!.pid
+      return results.find((result) => result.status === status)!.pid as number
     }
 
     // A queued run: one racer asks the question, the other is refused
-    let winner = winnerOf(await race(1), 'waiting')
-    assert.deepEqual(lines(files.modelLog), [`ask ${winner}`])
+    let winner = await race(1, 'waiting')
+    assert.deepEqual(modelLines(files, input), [`ask ${winner}`])
     const [askRow] = await rowsOf(run.id)
     await settler.inbox.settle(askRow.id, ANSWER, { by: 'user:1', via: 'api' })
 
-    // A run whose answer is settled: one racer calls the model for the next step
-    winner = winnerOf(await race(2), 'waiting')
-    assert.deepEqual(modelCalls(files), ['ask', 'paint'])
-    assert.equal(lines(files.modelLog)[1], `paint ${winner}`)
+    // Its answer settled: one racer makes the next model call
+    winner = await race(2, 'waiting')
+    assert.deepEqual(modelLines(files, input).slice(1), [`paint ${winner}`])
     const [, actionRow] = await rowsOf(run.id)
     await settler.inbox.settle(actionRow.id, { approved: true }, { by: 'user:1', via: 'api' })
 
-    // A run whose action is approved: one racer runs it, once
-    winner = winnerOf(await race(3), 'completed')
-    assert.deepEqual(lines(files.modelLog).slice(2), [`final ${winner}`])
-    assert.deepEqual(
-      executions(files, run.id).map((line) => line.split(' ').slice(1)),
-      [['blue', String(winner)]]
-    )
+    // Its action approved: one racer runs it, once, and finishes
+    winner = await race(3, 'completed')
+    for (const racer of racers) racer.child.stdin.end()
+    await Promise.all(racers.map((racer) => racer.exit))
+
+    assert.deepEqual(modelLines(files, input).slice(2), [`final ${winner}`])
+    assert.deepEqual(executions(files, run.id), [`${run.id} blue ${winner}`])
     assert.lengthOf(await rowsOf(run.id), 2)
-    assert.deepEqual(await journalKeys(run.id), COMPLETE_KEYS)
     const journal = await RunCheckpoint.query().where('run_id', run.id).orderBy('sequence', 'asc')
+    assert.deepEqual(
+      journal.map((entry) => entry.key),
+      COMPLETE_KEYS
+    )
     assert.deepEqual(
       journal.map((entry) => entry.sequence),
       [1, 2, 3, 4, 5, 6]
