@@ -25,6 +25,7 @@ configure({
     { name: 'configure', files: ['tests/configure/**/*.spec.ts'] },
     { name: 'runtime', files: ['tests/runtime/**/*.spec.ts'] },
     { name: 'http', files: ['tests/http/**/*.spec.ts'] },
+    { name: 'page', files: ['tests/page/**/*.spec.ts'] },
   ],
   plugins: [
     assert(),

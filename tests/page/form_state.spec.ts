@@ -1,0 +1,422 @@
+import { test } from '@japa/runner'
+import type { Question, QuestionSet, RowCard, RunGroup } from '../../src/types.ts'
+import {
+  alertText,
+  answersReply,
+  answerValues,
+  approveReply,
+  argsText,
+  chooseOther,
+  decisionErrors,
+  editReply,
+  feedbackFrom,
+  findHotkey,
+  initialAnswer,
+  initialForm,
+  isChanged,
+  listGroups,
+  pickOption,
+  questionErrors,
+  readErrors,
+  readInboxFlash,
+  rejectReply,
+  replyUrl,
+  setTypedValue,
+  shortId,
+  skipReply,
+  toDateInput,
+  toDatetimeLocal,
+  typeOther,
+  type SettledNote,
+} from '../../stubs/inertia/pages/agent_inbox/form_state.ts'
+
+const db: Question = {
+  id: 'db',
+  prompt: 'Which database?',
+  header: 'Database',
+  options: [
+    { value: 'pg', label: 'PostgreSQL', hotkey: 'p' },
+    { value: 'sqlite', label: 'SQLite', hotkey: 's' },
+  ],
+  defaults: ['pg'],
+}
+
+const features: Question = {
+  id: 'features',
+  prompt: 'Which features?',
+  multiple: true,
+  allowFreeText: true,
+  options: [
+    { value: 'auth', label: 'Auth', hotkey: 'A' },
+    { value: 'mail', label: 'Mail', hotkey: 'm' },
+    { value: 'queue', label: 'Queue' },
+  ],
+  defaults: ['mail', 'auth', 'webhooks'],
+}
+
+const port: Question = {
+  id: 'port',
+  prompt: 'Port?',
+  input: { type: 'integer', min: 1, max: 65535 },
+  defaults: ['5432'],
+}
+
+const set: QuestionSet = {
+  preamble: 'A few choices',
+  questions: [
+    db,
+    features,
+    port,
+    { id: 'ssl', prompt: 'SSL?', input: { type: 'boolean' }, defaults: ['false'] },
+    { id: 'notes', prompt: 'Notes?', defaults: [] },
+    { id: 'at', prompt: 'When?', input: { type: 'datetime' }, defaults: ['2026-12-02T10:00'] },
+  ],
+}
+
+test.group('Page form | defaults', () => {
+  test('every question starts on its defaults', ({ assert }) => {
+    const form = initialForm(set)
+    assert.deepEqual(form.db, { values: ['pg'], other: '', otherChosen: false })
+    assert.deepEqual(form.features, {
+      values: ['mail', 'auth'],
+      other: 'webhooks',
+      otherChosen: true,
+    })
+    assert.deepEqual(form.port, { values: ['5432'], other: '', otherChosen: false })
+    assert.deepEqual(form.ssl, { values: ['false'], other: '', otherChosen: false })
+    assert.deepEqual(form.notes, { values: [''], other: '', otherChosen: false })
+  })
+
+  test('a single-choice question keeps one default; own words only when no option is picked', ({
+    assert,
+  }) => {
+    const single: Question = { ...db, allowFreeText: true, defaults: ['sqlite', 'pg', 'mongo'] }
+    assert.deepEqual(initialAnswer(single), { values: ['sqlite'], other: '', otherChosen: false })
+    const own: Question = { ...db, allowFreeText: true, defaults: ['mongo'] }
+    assert.deepEqual(initialAnswer(own), { values: [], other: 'mongo', otherChosen: true })
+  })
+
+  test('defaults not on offer are not picked when free text is not allowed', ({ assert }) => {
+    assert.deepEqual(initialAnswer({ ...db, defaults: ['mongo'] }).values, [])
+  })
+
+  test('a boolean without a valid default starts unanswered', ({ assert }) => {
+    const question: Question = {
+      id: 'b',
+      prompt: '?',
+      input: { type: 'boolean' },
+      defaults: ['yes'],
+    }
+    assert.deepEqual(initialAnswer(question).values, [])
+  })
+})
+
+test.group('Page form | replies', () => {
+  test('Confirm untouched sends the defaults', ({ assert }) => {
+    assert.deepEqual(answersReply(set, initialForm(set)), {
+      answers: {
+        db: ['pg'],
+        features: ['auth', 'mail', 'webhooks'],
+        port: ['5432'],
+        ssl: ['false'],
+        notes: [],
+        at: ['2026-12-02T10:00'],
+      },
+    })
+  })
+
+  test('Confirm sends changes and keeps the rest', ({ assert }) => {
+    let form = initialForm(set)
+    form = { ...form, db: pickOption(db, form.db, 'sqlite') }
+    form = { ...form, features: pickOption(features, form.features, 'mail') }
+    form = { ...form, features: chooseOther(features, form.features, false) }
+    form = { ...form, port: setTypedValue(form.port, 0, '6543') }
+    form = { ...form, notes: setTypedValue(form.notes, 0, 'Keep it small') }
+    const reply = answersReply(set, form)
+    assert.deepEqual(reply.answers.db, ['sqlite'])
+    assert.deepEqual(reply.answers.features, ['auth'])
+    assert.deepEqual(reply.answers.port, ['6543'])
+    assert.deepEqual(reply.answers.notes, ['Keep it small'])
+    assert.deepEqual(reply.answers.ssl, ['false'])
+  })
+
+  test('own words replace the pick on a single-choice question', ({ assert }) => {
+    const question: Question = { ...db, allowFreeText: true }
+    let state = initialAnswer(question)
+    state = typeOther(question, state, 'MariaDB')
+    assert.deepEqual(answerValues(question, state), ['MariaDB'])
+    state = pickOption(question, state, 'pg')
+    assert.deepEqual(answerValues(question, state), ['pg'])
+    state = chooseOther(question, state, true)
+    assert.deepEqual(answerValues(question, state), ['MariaDB'])
+    assert.deepEqual(answerValues(question, typeOther(question, state, '  ')), [])
+  })
+
+  test('a multiple typed question sends its non-blank values once', ({ assert }) => {
+    const emails: Question = {
+      id: 'cc',
+      prompt: 'Copy whom?',
+      multiple: true,
+      input: { type: 'email' },
+      defaults: ['a@example.com'],
+    }
+    let state = initialAnswer(emails)
+    state = setTypedValue(state, 1, 'b@example.com')
+    state = setTypedValue(state, 2, ' ')
+    state = setTypedValue(state, 3, 'a@example.com')
+    assert.deepEqual(answerValues(emails, state), ['a@example.com', 'b@example.com'])
+  })
+
+  test('isChanged tells a touched question from an untouched one', ({ assert }) => {
+    const form = initialForm(set)
+    assert.isFalse(isChanged(db, form.db))
+    assert.isTrue(isChanged(db, pickOption(db, form.db, 'sqlite')))
+    assert.isFalse(isChanged(db, pickOption(db, form.db, 'pg')))
+  })
+
+  test('Skip, Approve and Reject send their fixed shapes', ({ assert }) => {
+    assert.deepEqual(skipReply(), { answers: {}, skip: true })
+    assert.deepEqual(approveReply(), { approved: true })
+    assert.deepEqual(rejectReply('  Not on Friday '), { approved: false, reason: 'Not on Friday' })
+    assert.deepEqual(rejectReply('   '), { approved: false })
+  })
+
+  test('Approve with changes parses the JSON, or says why it cannot', ({ assert }) => {
+    assert.deepEqual(editReply('{ "branch": "main", "force": false }'), {
+      reply: { approved: true, editedInput: { branch: 'main', force: false } },
+    })
+    const bad = editReply('{ "branch": ')
+    assert.property(bad, 'error')
+    assert.match((bad as { error: string }).error, /^Not valid JSON: /)
+    assert.property(editReply('  '), 'error')
+  })
+
+  test('args are shown as pretty JSON', ({ assert }) => {
+    assert.equal(argsText({ a: 1 }), '{\n  "a": 1\n}')
+    assert.equal(argsText(undefined), '{}')
+    assert.equal(argsText(null), 'null')
+  })
+})
+
+test.group('Page form | keyboard and inputs', () => {
+  test('hotkeys find their option, case-insensitively, preferring the focused question', ({
+    assert,
+  }) => {
+    const other: Question = {
+      id: 'other',
+      prompt: '?',
+      options: [
+        { value: 'x', label: 'X', hotkey: 'm' },
+        { value: 'y', label: 'Y' },
+      ],
+      defaults: ['x'],
+    }
+    assert.deepEqual(findHotkey([db, features], 'P'), { questionId: 'db', value: 'pg' })
+    assert.deepEqual(findHotkey([db, features], 'a'), { questionId: 'features', value: 'auth' })
+    assert.deepEqual(findHotkey([features, other], 'm'), { questionId: 'features', value: 'mail' })
+    assert.deepEqual(findHotkey([features, other], 'm', 'other'), {
+      questionId: 'other',
+      value: 'x',
+    })
+    assert.isNull(findHotkey([db], 'z'))
+    assert.isNull(findHotkey([db], 'Enter'))
+  })
+
+  test('a hotkey selects on single choice and toggles on multiple choice', ({ assert }) => {
+    const form = initialForm(set)
+    assert.deepEqual(pickOption(db, form.db, 'sqlite').values, ['sqlite'])
+    const off = pickOption(features, form.features, 'auth')
+    assert.deepEqual(off.values, ['mail'])
+    assert.deepEqual(pickOption(features, off, 'auth').values, ['mail', 'auth'])
+  })
+
+  test('datetime values are shown as datetime-local wants them', ({ assert }) => {
+    assert.equal(toDatetimeLocal('2026-12-02T10:00'), '2026-12-02T10:00')
+    assert.equal(toDatetimeLocal('2026-12-02 10:00:30'), '2026-12-02T10:00')
+    const at = new Date('2026-12-02T10:00:00Z')
+    const local = `${at.getFullYear()}-${String(at.getMonth() + 1).padStart(2, '0')}-${String(
+      at.getDate()
+    ).padStart(2, '0')}T${String(at.getHours()).padStart(2, '0')}:${String(
+      at.getMinutes()
+    ).padStart(2, '0')}`
+    assert.equal(toDatetimeLocal('2026-12-02T10:00:00Z'), local)
+    assert.equal(toDatetimeLocal('tomorrow'), '')
+    assert.equal(toDateInput('2026-12-02'), '2026-12-02')
+    assert.equal(toDateInput('02/12/2026'), '')
+  })
+})
+
+test.group('Page form | errors and flash', () => {
+  test('field errors go to their question, indexed ones naming the value', ({ assert }) => {
+    const dotted: Question = { ...db, id: 'db.main' }
+    const withDots: QuestionSet = { questions: [db, dotted, features] }
+    const split = questionErrors(withDots, {
+      'answers.db': ['takes one value only'],
+      'answers.db.main.0': ['is not one of the options (pg, sqlite)'],
+      'answers.features.1': ['must not be empty'],
+      'answers.nope': ['is not a question of this set'],
+      'answers': ['send either answers or a decision'],
+    })
+    assert.deepEqual(split.byQuestion, {
+      'db': ['Takes one value only'],
+      'db.main': ['Is not one of the options (pg, sqlite)'],
+      'features': ['Value 2: Must not be empty'],
+    })
+    assert.deepEqual(split.rest, [
+      'answers.nope: is not a question of this set',
+      'answers: send either answers or a decision',
+    ])
+  })
+
+  test('approval errors split into reason, edited args and the rest', ({ assert }) => {
+    assert.deepEqual(
+      decisionErrors({
+        'reason': ['must be at most 2000 characters'],
+        'editedInput.branch': ['must be a string'],
+        'editedInput': ['is not valid'],
+        'approved': ['must be true or false'],
+      }),
+      {
+        reason: ['Must be at most 2000 characters'],
+        editedInput: ['branch: must be a string', 'Is not valid'],
+        rest: ['approved: must be true or false'],
+      }
+    )
+  })
+
+  test('readErrors takes single messages and lists, ignores the rest', ({ assert }) => {
+    assert.deepEqual(readErrors({ a: 'x', b: ['y', 'z'], c: 3, d: '' }), {
+      a: ['x'],
+      b: ['y', 'z'],
+    })
+    assert.deepEqual(readErrors(null), {})
+    assert.deepEqual(readErrors(['x']), {})
+  })
+
+  test('the inbox flash is read wherever the app exposes it', ({ assert }) => {
+    const conflict = {
+      status: 409,
+      code: 'E_ALREADY_SETTLED',
+      message: 'Already settled',
+      settledBy: 'bob',
+      settledVia: 'web',
+      settledAt: '2026-01-02T03:04:05.000Z',
+    }
+    assert.deepEqual(feedbackFrom({ flash: { inbox: { settled: 'r1' } }, props: {} }).inbox, {
+      settled: 'r1',
+    })
+    assert.deepEqual(
+      feedbackFrom({ props: { flash: { inbox: { error: conflict } } } }).inbox?.error,
+      conflict
+    )
+    assert.deepEqual(feedbackFrom({ props: { inbox: { error: conflict } } }).inbox?.error, conflict)
+    assert.isNull(feedbackFrom({ flash: {}, props: {} }).inbox)
+    assert.deepEqual(
+      feedbackFrom({
+        flash: { errors: { 'answers.db.0': 'bad' } },
+        props: { errors: { reply: 'Already settled' } },
+      }).errors,
+      { 'answers.db.0': ['bad'], 'reply': ['Already settled'] }
+    )
+    assert.isNull(readInboxFlash({ error: { status: 409 } }))
+    assert.deepEqual(readInboxFlash({ error: { message: 'x' } })?.error, {
+      status: 0,
+      code: 'E_UNKNOWN',
+      message: 'x',
+    })
+  })
+
+  test('a conflict says who settled the row, through what and when', ({ assert }) => {
+    const text = alertText(
+      {
+        status: 409,
+        code: 'E_ALREADY_SETTLED',
+        message: 'Already settled',
+        settledBy: 'bob',
+        settledVia: 'terminal',
+        settledAt: '2026-01-02T03:04:05.000Z',
+      },
+      (iso) => `<${iso}>`
+    )
+    assert.equal(
+      text,
+      'Someone else got there first: settled by bob via terminal at <2026-01-02T03:04:05.000Z>.'
+    )
+    assert.equal(
+      alertText({ status: 410, code: 'E_EXPIRED', message: 'This row expired' }, String),
+      'This row expired'
+    )
+  })
+})
+
+test.group('Page form | urls and groups', () => {
+  test('replies go next to the inbox URL', ({ assert }) => {
+    assert.equal(replyUrl('/inbox', 'a1'), '/inbox/rows/a1/reply')
+    assert.equal(replyUrl('/inbox/?tab=all#x', 'a1'), '/inbox/rows/a1/reply')
+    assert.equal(
+      replyUrl('http://localhost:3333/team/inbox', 'a b'),
+      '/team/inbox/rows/a%20b/reply'
+    )
+    assert.equal(replyUrl('/', 'a1'), '/rows/a1/reply')
+    assert.equal(shortId('0123456789abcdef'), '01234567')
+    assert.equal(shortId('r1'), 'r1')
+  })
+
+  const run = (id: string): RunGroup['run'] => ({
+    id,
+    agent: 'support',
+    status: 'waiting',
+    ownerId: 'u1',
+    createdAt: null,
+  })
+  const card = (id: string, runId: string, createdAt: string): RowCard => ({
+    id,
+    runId,
+    kind: 'action',
+    status: 'pending',
+    toolName: 'deploy',
+    createdAt,
+    expiresAt: null,
+    onExpiry: 'defaults' as RowCard['onExpiry'],
+    action: { summary: 'Deploy', args: {} },
+  })
+  const note = (item: RowCard, runId: string): SettledNote => ({
+    card: item,
+    run: run(runId),
+    by: 'u1',
+    via: 'web',
+    at: null,
+  })
+
+  test('settled rows keep their place among the pending ones', ({ assert }) => {
+    const a1 = card('a1', 'A', '2026-01-01T00:00:01Z')
+    const a2 = card('a2', 'A', '2026-01-01T00:00:02Z')
+    const a3 = card('a3', 'A', '2026-01-01T00:00:03Z')
+    const b1 = card('b1', 'B', '2026-01-01T00:00:00Z')
+    const c1 = card('c1', 'C', '2026-01-01T00:00:05Z')
+    const groups: RunGroup[] = [
+      { run: run('A'), rows: [a1, a3] },
+      { run: run('C'), rows: [c1] },
+    ]
+    const listed = listGroups(groups, [note(a2, 'A'), note(b1, 'B'), note(c1, 'C')])
+    assert.deepEqual(
+      listed.map((group) => [group.run.id, group.rows.map((row) => [row.card.id, !!row.settled])]),
+      [
+        ['B', [['b1', true]]],
+        [
+          'A',
+          [
+            ['a1', false],
+            ['a2', true],
+            ['a3', false],
+          ],
+        ],
+        ['C', [['c1', false]]],
+      ]
+    )
+  })
+
+  test('no pending rows and no notes list nothing', ({ assert }) => {
+    assert.deepEqual(listGroups([], []), [])
+  })
+})
