@@ -1,7 +1,17 @@
 import { configPkg, RULES_LIST } from '@adonisjs/eslint-config'
 export default configPkg(
   {
-    ignores: ['build/**', 'coverage/**', 'tmp/**'],
+    ignores: [
+      'build/**',
+      'coverage/**',
+      'tmp/**',
+      'artifacts/**',
+      // What fixtures/app/bin/build.ts and the fixture app generate
+      'fixtures/app/public/**',
+      'fixtures/app/.adonisjs/**',
+      'fixtures/app/inertia/pages/agent_inbox/**',
+      'fixtures/app/database/migrations/0002_create_agent_inbox_tables.ts',
+    ],
   },
   {
     // The inbox page the app receives: the package's own rules for its TSX too

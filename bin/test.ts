@@ -25,6 +25,8 @@ configure({
     { name: 'configure', files: ['tests/configure/**/*.spec.ts'] },
     { name: 'runtime', files: ['tests/runtime/**/*.spec.ts'] },
     { name: 'http', files: ['tests/http/**/*.spec.ts'] },
+    // Debian's Chromium against the fixture app (fixtures/app), built by `npm run fixture:build`
+    { name: 'browser', files: ['tests/browser/**/*.spec.ts'], timeout: 120_000 },
     { name: 'page', files: ['tests/page/**/*.spec.ts'] },
   ],
   plugins: [

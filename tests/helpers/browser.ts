@@ -1,0 +1,108 @@
+/*
+ * Debian's Chromium driven by playwright-core, for the browser suite. No
+ * browser is downloaded: the suite fails with the install command when
+ * /usr/bin/chromium is missing (.ci/run installs it). Each launch gets a
+ * fresh profile (Playwright creates a temporary user-data-dir and removes
+ * it on close), so no cookie or cache leaks between runs.
+ */
+
+import { access, mkdir } from 'node:fs/promises'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+
+/**
+ * Launches headless Chromium with the flags of a quiet, offline machine.
+ */
+export async function launchBrowser(): Promise<Browser> {
+  try {
+    await access(CHROMIUM)
+  } catch {
+    throw new Error(
+      `No Chromium at ${CHROMIUM}. Install Debian's: apt-get update && apt-get install -y chromium`
+    )
+  }
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-gpu',
+    ],
+  })
+}
+
+/**
+ * A fresh browser session (its own cookies) on the fixture app.
+ */
+export async function newSession(browser: Browser, baseUrl: string): Promise<BrowserContext> {
+  const context = await browser.newContext({
+    baseURL: baseUrl,
+    viewport: { width: 1100, height: 900 },
+  })
+  context.setDefaultTimeout(15_000)
+  return context
+}
+
+/**
+ * Signs in as a fixture user (password-less fixture route) and lands on the inbox.
+ */
+export async function signIn(page: Page, userId: number) {
+  await page.goto(`/login/${userId}`)
+  await page.waitForURL('**/inbox')
+}
+
+/**
+ * Sends a JSON POST from the page's session the way the app's own client
+ * does, with the XSRF token Shield put in a cookie, so CSRF protection stays on.
+ */
+export async function postJson(page: Page, path: string, data: unknown) {
+  const cookies = await page.context().cookies()
+  const xsrf = cookies.find((cookie) => cookie.name === 'XSRF-TOKEN')
+  if (!xsrf) throw new Error('No XSRF-TOKEN cookie: visit a page of the app first')
+  const response = await page.request.post(path, {
+    data,
+    headers: { 'accept': 'application/json', 'x-xsrf-token': decodeURIComponent(xsrf.value) },
+  })
+  if (!response.ok()) {
+    throw new Error(`POST ${path} answered ${response.status()}: ${await response.text()}`)
+  }
+  return response.json()
+}
+
+/**
+ * Writes a screenshot under artifacts/ (gitignored), for a reviewer to look at.
+ */
+export async function screenshot(page: Page, name: string) {
+  const folder = new URL('../../artifacts/', import.meta.url)
+  await mkdir(folder, { recursive: true })
+  const path = new URL(name, folder).pathname
+  await page.screenshot({ path, fullPage: true })
+  return path
+}
+
+/**
+ * Polls `check` until it returns a value other than undefined/false, or
+ * fails after `timeout` ms with `what` in the message. For conditions the
+ * page cannot show, such as what the run received.
+ */
+export async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined | false>,
+  { timeout = 15_000, interval = 50 } = {}
+): Promise<T> {
+  const deadline = Date.now() + timeout
+  let last: unknown
+  while (Date.now() < deadline) {
+    try {
+      const value = await check()
+      if (value !== undefined && value !== false) return value
+    } catch (error) {
+      last = error
+    }
+    await new Promise((resolve) => setTimeout(resolve, interval))
+  }
+  throw new Error(`Timed out after ${timeout} ms waiting for ${what}`, { cause: last })
+}
