@@ -114,7 +114,11 @@ export class RunDriver {
     if (this.#active.has(runId)) return 'busy'
     this.#active.add(runId)
     try {
-      if (!(await this.#acquire(runId))) return 'busy'
+      if (!(await this.#acquire(runId))) {
+        // Refused: a finished run says so; a live one is held by another driver
+        const run = await AgentRun.find(runId)
+        return run && FINISHED.includes(run.status) ? run.status : 'busy'
+      }
       const heartbeat = setInterval(() => void this.#extend(runId), this.#leaseTtl / 3)
       heartbeat.unref()
       try {
