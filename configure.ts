@@ -1,26 +1,112 @@
 /*
- * `node ace add adonis-agent-inbox`: publishes config/agents.ts and the
- * migration of the package's tables, and registers the provider.
+ * `node ace add adonis-agent-inbox`: publishes config/agents.ts (an example
+ * agent with an intake, a read tool and an action tool), the migration of
+ * the package's tables, the Inertia inbox page and the routes file, then
+ * registers the provider, the commands, the preload file and the env
+ * variable. Running it again changes nothing unless `--force` is given.
  */
 
-import type Configure from '@adonisjs/core/commands/configure'
+import { access, copyFile, mkdir, readdir, readFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import type Configure from '@adonisjs/core/commands/configure'
 import { stubsRoot } from './stubs/main.ts'
 
-/**
- * The folder holding the migration stubs (published as the app's own).
- */
+/** Page frameworks the package ships an inbox page for */
+export const PAGE_FRAMEWORKS = ['react'] as const
+/** Where settled runs resume; a queue-backed executor is not shipped yet */
+export const EXECUTORS = ['inline'] as const
+
 const migrationsRoot = fileURLToPath(new URL('./database/migrations/', import.meta.url))
+const MIGRATION_SUFFIX = '_create_agent_inbox_tables.ts'
+/** The page is plain TSX (JSX braces would trip the stub engine), copied as is */
+const PAGE_FILES = ['index.tsx', 'form_state.ts', 'inbox.css']
+
+async function exists(path: string) {
+  return access(path).then(
+    () => true,
+    () => false
+  )
+}
+
+/**
+ * Reads a choice from a flag, else prompts when there is more than one;
+ * refuses a value that is not on offer.
+ */
+async function choose(
+  command: Configure,
+  flag: string,
+  question: string,
+  choices: readonly string[]
+): Promise<string | null> {
+  let value: string | undefined = command.parsedFlags[flag]
+  if (value === undefined) {
+    value = choices.length === 1 ? choices[0] : await command.prompt.choice(question, choices)
+  }
+  if (!choices.includes(value)) {
+    command.exitCode = 1
+    command.logger.logError(`Invalid --${flag} "${value}". Supported: ${choices.join(', ')}`)
+    return null
+  }
+  return value
+}
 
 export async function configure(command: Configure) {
+  const framework = await choose(command, 'framework', 'Inbox page framework', PAGE_FRAMEWORKS)
+  if (!framework) return
+  const executor = await choose(command, 'executor', 'Where runs resume', EXECUTORS)
+  if (!executor) return
+
+  const app = command.app
   const codemods = await command.createCodemods()
+  const force = Boolean(command.force)
 
   await codemods.makeUsingStub(stubsRoot, 'config/agents.stub', {})
-  await codemods.makeUsingStub(migrationsRoot, 'create_agent_inbox_tables.stub', {
-    prefix: Date.now(),
+
+  // The migration name is timestamped, so "already published" means any prefix
+  const migrationsDir = app.makePath('database/migrations')
+  const migrations = (await exists(migrationsDir)) ? await readdir(migrationsDir) : []
+  const published = migrations.find((file) => file.endsWith(MIGRATION_SUFFIX))
+  if (published && !force) {
+    command.logger.action(`create database/migrations/${published}`).skipped('already exists')
+  } else {
+    await codemods.makeUsingStub(migrationsRoot, 'create_agent_inbox_tables.stub', {
+      prefix: Date.now(),
+    })
+  }
+
+  const pageSource = join(stubsRoot, 'inertia/pages/agent_inbox')
+  const pageTarget = app.makePath('inertia/pages/agent_inbox')
+  await mkdir(pageTarget, { recursive: true })
+  for (const file of PAGE_FILES) {
+    const target = join(pageTarget, file)
+    const action = command.logger.action(`create inertia/pages/agent_inbox/${file}`)
+    if ((await exists(target)) && !force) {
+      action.skipped('already exists')
+      continue
+    }
+    await copyFile(join(pageSource, file), target)
+    action.succeeded()
+  }
+
+  // With @adonisjs/auth registered, the inbox sits behind its auth middleware
+  const rcSource = await readFile(app.makePath('adonisrc.ts'), 'utf8').catch(() => '')
+  const withAuth = rcSource.includes('@adonisjs/auth')
+  await codemods.makeUsingStub(stubsRoot, 'start/agent_inbox.stub', {
+    middlewareImport: withAuth ? `import { middleware } from '#start/kernel'` : '',
+    registration: withAuth
+      ? 'registerInboxRoutes(router, { modifier: (route) => route.use(middleware.auth()) })'
+      : '// Put your auth middleware in front: the default access hooks read ctx.auth\nregisterInboxRoutes(router)',
   })
 
   await codemods.updateRcFile((rcFile) => {
     rcFile.addProvider('adonis-agent-inbox/agent_inbox_provider')
+    rcFile.addPreloadFile('#start/agent_inbox')
+  })
+
+  await codemods.defineEnvVariables({ AGENT_MODEL: 'openai/gpt-5' })
+  await codemods.defineEnvValidations({
+    leadingComment: 'Variables for adonis-agent-inbox',
+    variables: { AGENT_MODEL: 'Env.schema.string.optional()' },
   })
 }

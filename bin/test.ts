@@ -32,7 +32,7 @@ configure({
   plugins: [
     assert(),
     apiClient({ baseURL: `http://127.0.0.1:${process.env.TEST_HTTP_PORT}` }),
-    fileSystem({ basePath: new URL('../tmp/fs/', import.meta.url) }),
+    fileSystem({ basePath: new URL(`../tmp/fs-${process.pid}/`, import.meta.url) }),
   ],
   forceExit: true,
 })

@@ -1,40 +1,74 @@
+/*
+ * `node ace add adonis-agent-inbox` against a fake AdonisJS 7 app tree: the
+ * files it publishes, the rc file and env changes, idempotence, --force, and
+ * bad flags refused with a clear error.
+ */
+
 import { test } from '@japa/runner'
 import { IgnitorFactory } from '@adonisjs/core/factories'
 import Configure from '@adonisjs/core/commands/configure'
+import type { FileSystem } from '@japa/file-system'
+
+const PACKAGE = new URL('../../index.ts', import.meta.url).href
+
+/**
+ * A minimal app tree, booted, with ace ready to run `configure`.
+ */
+async function setupApp(fs: FileSystem, providers: string[] = []) {
+  await fs.createJson('tsconfig.json', {})
+  await fs.create(
+    'adonisrc.ts',
+    `export default defineConfig({
+  providers: [${providers.map((p) => `() => import('${p}')`).join(', ')}],
+})`
+  )
+  await fs.create(
+    'start/env.ts',
+    `export default await Env.create(new URL('../', import.meta.url), {})`
+  )
+  await fs.create('.env', '')
+
+  const ignitor = new IgnitorFactory()
+    .withCoreProviders()
+    .withCoreConfig()
+    .merge({ rcFileContents: { providers: [] } })
+    .create(fs.baseUrl, { importer: (filePath) => import(filePath) })
+  const app = ignitor.createApp('console')
+  await app.init()
+  await app.boot()
+  const ace = await app.container.make('ace')
+  ace.ui.switchMode('raw')
+  return ace
+}
 
 test.group('Configure', (group) => {
   group.each.timeout(30_000)
 
-  test('publishes the config and a timestamped migration, and registers the provider', async ({
+  test('publishes config, migration, page and routes; registers provider and env', async ({
     assert,
     fs,
   }) => {
-    await fs.createJson('tsconfig.json', {})
-    await fs.create('adonisrc.ts', `export default defineConfig({})`)
-
-    const ignitor = new IgnitorFactory()
-      .withCoreProviders()
-      .withCoreConfig()
-      .create(fs.baseUrl, { importer: (filePath) => import(filePath) })
-    const app = ignitor.createApp('console')
-    await app.init()
-    await app.boot()
-
-    const ace = await app.container.make('ace')
-    ace.ui.switchMode('raw')
-    const command = await ace.create(Configure, [new URL('../../index.ts', import.meta.url).href])
+    const ace = await setupApp(fs)
+    const command = await ace.create(Configure, [PACKAGE])
     await command.exec()
-
     assert.equal(command.exitCode, 0)
-    await assert.fileExists('config/agents.ts')
-    await assert.fileContains(
-      'config/agents.ts',
-      `import { defineConfig } from 'adonis-agent-inbox'`
-    )
-    await assert.fileContains(
-      'adonisrc.ts',
-      `() => import('adonis-agent-inbox/agent_inbox_provider')`
-    )
+
+    await assert.fileContains('config/agents.ts', [
+      `import { defineAgent, defineConfig, defineTool } from 'adonis-agent-inbox'`,
+      `kind: 'read'`,
+      `kind: 'action'`,
+      'intake:',
+    ])
+    await assert.fileContains('adonisrc.ts', [
+      `() => import('adonis-agent-inbox/agent_inbox_provider')`,
+      `() => import('#start/agent_inbox')`,
+    ])
+    await assert.fileContains('start/agent_inbox.ts', 'registerInboxRoutes(router)')
+    await assert.fileExists('inertia/pages/agent_inbox/index.tsx')
+    await assert.fileExists('inertia/pages/agent_inbox/form_state.ts')
+    await assert.fileExists('inertia/pages/agent_inbox/inbox.css')
+    await assert.fileContains('.env', 'AGENT_MODEL=openai/gpt-5')
+    await assert.fileContains('start/env.ts', 'AGENT_MODEL: Env.schema.string.optional()')
 
     const migrations = await fs.readDir('database/migrations')
     assert.lengthOf(migrations, 1)
@@ -43,5 +77,65 @@ test.group('Configure', (group) => {
       `database/migrations/${migrations[0].basename}`,
       `this.schema.createTable('agent_tool_calls'`
     )
+  })
+
+  test('puts the auth middleware in front of the routes when the app has auth', async ({
+    assert,
+    fs,
+  }) => {
+    const ace = await setupApp(fs, ['@adonisjs/auth/auth_provider'])
+    const command = await ace.create(Configure, [PACKAGE])
+    await command.exec()
+    await assert.fileContains('start/agent_inbox.ts', [
+      `import { middleware } from '#start/kernel'`,
+      'route.use(middleware.auth())',
+    ])
+  })
+
+  test('running it twice changes nothing; --force overwrites', async ({ assert, fs }) => {
+    const ace = await setupApp(fs)
+    const first = await ace.create(Configure, [PACKAGE])
+    await first.exec()
+
+    await fs.create('inertia/pages/agent_inbox/index.tsx', '// the app changed its page')
+    await fs.create('config/agents.ts', '// the app changed its config')
+    const second = await ace.create(Configure, [PACKAGE])
+    await second.exec()
+    assert.equal(second.exitCode, 0)
+    assert.lengthOf(await fs.readDir('database/migrations'), 1)
+    assert.equal(
+      await fs.contents('inertia/pages/agent_inbox/index.tsx'),
+      '// the app changed its page'
+    )
+    assert.equal(await fs.contents('config/agents.ts'), '// the app changed its config')
+    const rc = await fs.contents('adonisrc.ts')
+    assert.equal(rc.split('adonis-agent-inbox/agent_inbox_provider').length - 1, 1)
+    const env = await fs.contents('.env')
+    assert.equal(env.split('AGENT_MODEL=').length - 1, 1)
+
+    const forced = await ace.create(Configure, [PACKAGE, '--force'])
+    await forced.exec()
+    assert.notEqual(
+      await fs.contents('inertia/pages/agent_inbox/index.tsx'),
+      '// the app changed its page'
+    )
+    await assert.fileContains('config/agents.ts', 'defineAgent')
+  })
+
+  test('refuses an unknown page framework or executor with a clear error', async ({
+    assert,
+    fs,
+  }) => {
+    const ace = await setupApp(fs)
+    const command = await ace.create(Configure, [PACKAGE, '--framework=svelte'])
+    await command.exec()
+    assert.equal(command.exitCode, 1)
+    const errors = ace.ui.logger.getLogs().map((log) => log.message)
+    assert.isTrue(errors.some((message) => message.includes('Invalid --framework "svelte"')))
+    await assert.fileNotExists('config/agents.ts')
+
+    const executor = await ace.create(Configure, [PACKAGE, '--executor=kafka'])
+    await executor.exec()
+    assert.equal(executor.exitCode, 1)
   })
 })
