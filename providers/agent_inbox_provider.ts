@@ -3,6 +3,11 @@
  * at register time: the runtime is a lazy singleton. Once the app is ready
  * (web server or worker), runs left behind by a dead process are resumed
  * and expired rows are swept on an interval; both stop at shutdown.
+ *
+ * When the app has `@adonisjs/transmit`, row events are broadcast to their
+ * owner's channel (src/http/live.ts, imported only then) from the moment
+ * the runtime is built, and each person may subscribe to their own channel
+ * only, authorized as soon as anything resolves Transmit.
  */
 
 import { configProvider } from '@adonisjs/core'
@@ -10,6 +15,7 @@ import { RuntimeException } from '@adonisjs/core/exceptions'
 import type { ApplicationService } from '@adonisjs/core/types'
 import { Agents } from '../src/runtime/agents.ts'
 import type { ResolvedAgentInboxConfig } from '../src/types.ts'
+import type { LiveEmitter, LiveTransmit } from '../src/http/live.ts'
 import debug from '../src/debug.ts'
 import '../src/types/extended.ts'
 
@@ -17,10 +23,58 @@ export default class AgentInboxProvider {
   #sweeper?: NodeJS.Timeout
   /** Set once the runtime was built, so shutdown never builds one just to stop it */
   #agents?: Agents
+  /** Stops the live broadcasts at shutdown */
+  #live?: { stop(): void }
 
   constructor(protected app: ApplicationService) {}
 
+  /**
+   * The config with the app's settings, or null when it was not made with
+   * `defineConfig`.
+   */
+  #config() {
+    return configProvider.resolve<ResolvedAgentInboxConfig>(
+      this.app,
+      this.app.config.get('agents', {})
+    )
+  }
+
+  /**
+   * Transmit's container binding, typed by what the package uses of it:
+   * `@adonisjs/transmit` is an optional peer, never imported.
+   */
+  get #transmitContainer() {
+    return this.app.container as unknown as {
+      hasBinding(binding: string): boolean
+      make(binding: string): Promise<LiveTransmit>
+      resolving(binding: string, callback: (transmit: LiveTransmit) => Promise<void>): void
+    }
+  }
+
+  /**
+   * Broadcasts row events through Transmit, when the app has it and the
+   * config does not turn it off.
+   */
+  async #startLive(config: ResolvedAgentInboxConfig, emitter: LiveEmitter) {
+    const container = this.#transmitContainer
+    if (!config.live || !container.hasBinding('transmit')) return
+    const { broadcastRowEvents } = await import('../src/http/live.ts')
+    this.#live = broadcastRowEvents(emitter, await container.make('transmit'), config.live)
+  }
+
   register() {
+    /*
+     * Channel authorization goes in before Transmit is handed to anyone (its
+     * routes, the app's start files), so no subscription to a person's
+     * channel is ever let through unchecked.
+     */
+    this.#transmitContainer.resolving('transmit', async (transmit) => {
+      const config = await this.#config()
+      if (!config?.live) return
+      const { authorizeLiveChannels } = await import('../src/http/live.ts')
+      authorizeLiveChannels(transmit, config.inbox)
+    })
+
     this.app.container.singleton('agents.runtime', async () => {
       const config = await configProvider.resolve<ResolvedAgentInboxConfig>(
         this.app,
@@ -39,6 +93,7 @@ export default class AgentInboxProvider {
         access: config.inbox,
         events: emitter,
       })
+      await this.#startLive(config, emitter)
       return this.#agents
     })
     this.app.container.singleton('agents.inbox', async () => {
@@ -69,6 +124,7 @@ export default class AgentInboxProvider {
 
   async shutdown() {
     clearInterval(this.#sweeper)
+    this.#live?.stop()
     await this.#agents?.idle()
   }
 }

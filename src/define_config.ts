@@ -50,5 +50,6 @@ export function defineConfig(
     leaseTtl: config.leaseTtl ?? 60_000,
     recoverOnStart: config.recoverOnStart ?? true,
     inbox: config.inbox ?? {},
+    live: config.live === false ? false : typeof config.live === 'object' ? config.live : {},
   }))
 }

@@ -5,6 +5,7 @@
 import type { QuestionLimits } from './questions/types.ts'
 import type { AgentDefinition } from './runtime/define_agent.ts'
 import type { InboxAccess } from './http/access.ts'
+import type { LiveOptions } from './http/live.ts'
 
 export type * from './questions/types.ts'
 export type { ToolCallKind, ToolCallStatus, ToolExecution } from './persistence/models/tool_call.ts'
@@ -26,6 +27,12 @@ export type AgentInboxConfig = {
   recoverOnStart?: boolean
   /** Who may see and settle rows over HTTP; defaults: auth user id, run owner */
   inbox?: Partial<InboxAccess>
+  /**
+   * Broadcast row events on `agent_inbox/<owner>` through `@adonisjs/transmit`
+   * when the app has it, so the inbox page updates live; `false` turns it
+   * off. Default true
+   */
+  live?: boolean | LiveOptions
 }
 
 /**
@@ -38,9 +45,11 @@ export type ResolvedAgentInboxConfig = {
   leaseTtl: number
   recoverOnStart: boolean
   inbox: Partial<InboxAccess>
+  live: LiveOptions | false
 }
 export type { AgentDefinition, AgentOptions, Intake } from './runtime/define_agent.ts'
 export type { ToolDefinition, ToolOptions, ToolContext, ToolKind } from './runtime/define_tool.ts'
 export type { AgentEvents } from './events.ts'
 export type { InboxAccess } from './http/access.ts'
+export type { LiveMessage, LiveOptions } from './http/live.ts'
 export type { RowCard, RunGroup } from './http/cards.ts'

@@ -107,6 +107,10 @@ export type TestAppOptions = {
   environment?: 'console' | 'web'
   /** Runs after boot and before start, e.g. to register routes */
   preload?: (app: ApplicationService) => void | Promise<void>
+  /** More providers, registered before the package's (e.g. `@adonisjs/transmit`) */
+  providers?: (() => Promise<unknown>)[]
+  /** More config files by name, e.g. `{ transmit: defineConfig({ ... }) }` */
+  config?: Record<string, unknown>
 }
 
 export async function createTestApp(options: TestAppOptions = {}) {
@@ -118,10 +122,12 @@ export async function createTestApp(options: TestAppOptions = {}) {
       rcFileContents: {
         providers: [
           () => import('@adonisjs/lucid/database_provider'),
+          ...(options.providers ?? []),
           () => import('../../providers/agent_inbox_provider.ts'),
         ],
       },
       config: {
+        ...options.config,
         database: { connection: 'primary', connections: { primary: connectionConfig() } },
         agents: options.agents ?? defineConfig({ limits: { askBudget: 2 } }),
       },

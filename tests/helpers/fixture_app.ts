@@ -96,14 +96,18 @@ export type FixtureApp = {
 
 /**
  * Builds (when needed), migrates and seeds the fixture app on the suite's
- * database, and starts its HTTP server. Resolves once it listens.
+ * database, and starts its HTTP server. Resolves once it listens. `env`
+ * adds to the fixture's environment, e.g. `{ INBOX_LIVE: 'poll' }` for an
+ * app without Transmit.
  *
  * @example
  * const fixture = await startFixtureApp()
  * await page.goto(`${fixture.baseUrl}/login/1`)
  * await fixture.stop()
  */
-export async function startFixtureApp(): Promise<FixtureApp> {
+export async function startFixtureApp(
+  options: { env?: NodeJS.ProcessEnv } = {}
+): Promise<FixtureApp> {
   await mkdir(TMP, { recursive: true })
   await ensureFixtureBuilt()
 
@@ -116,6 +120,7 @@ export async function startFixtureApp(): Promise<FixtureApp> {
     LOG_LEVEL: process.env.FIXTURE_LOG_LEVEL ?? 'info',
     DB_CONNECTION: dbName(),
     DB_FILE: sqliteFile(),
+    ...options.env,
   }
   const ace = fileURLToPath(new URL('bin/console.ts', FIXTURE_ROOT))
   await runNode([...NODE_FLAGS, ace, 'migration:fresh', '--seed'], env, 'Migrating the fixture app')

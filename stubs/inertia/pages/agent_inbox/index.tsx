@@ -113,13 +113,15 @@ function cardTitle(card: RowCard): string {
  * ------------------------------------------------------------------------- */
 
 type TransmitSubscription = {
+  readonly isCreated: boolean
   create(): Promise<void>
   delete(): Promise<void>
   onMessage(handler: (message: unknown) => void): () => void
 }
 type TransmitClient = {
   subscription(channel: string): TransmitSubscription
-  close?(): void
+  on(event: 'connected' | 'disconnected', callback: () => void): void
+  close(): void
 }
 type TransmitModule = {
   Transmit: new (options: { baseUrl: string }) => TransmitClient
@@ -146,7 +148,9 @@ async function loadTransmit(): Promise<TransmitModule | null> {
 
 /**
  * Subscribes to `channel` through Transmit when the app has it, calling
- * `onMessage` on every message. Returns whether the subscription is live.
+ * `onMessage` on every message and once more after a lost stream is back
+ * (rows may have changed meanwhile). Returns whether the subscription is
+ * live: false while the stream is down, so the page polls meanwhile.
  */
 function useTransmit(channel: string | null, onMessage: () => void): boolean {
   const [live, setLive] = useState(false)
@@ -164,15 +168,29 @@ function useTransmit(channel: string | null, onMessage: () => void): boolean {
         const transmitModule = await loadTransmit()
         if (!transmitModule || stopped) return
         const transmit = new transmitModule.Transmit({ baseUrl: window.location.origin })
+        teardown = () => transmit.close()
+        // The stream first: while it is down (no Transmit routes: a 404) the
+        // client would retry a subscription forever, every 100 ms
+        const connected = await new Promise<boolean>((resolve) => {
+          transmit.on('connected', () => resolve(true))
+          transmit.on('disconnected', () => resolve(false))
+        })
+        if (!connected || stopped) return teardown()
         const subscription = transmit.subscription(channel)
         await subscription.create()
+        // A refused subscription (signed out, not this person's channel) does not throw
+        if (!subscription.isCreated || stopped) return teardown()
         const off = subscription.onMessage(() => handler.current())
+        transmit.on('disconnected', () => setLive(false))
+        transmit.on('connected', () => {
+          setLive(true)
+          handler.current()
+        })
         teardown = () => {
           off()
           subscription.delete().catch(() => {})
-          transmit.close?.()
+          transmit.close()
         }
-        if (stopped) return teardown()
         setLive(true)
       } catch {
         // Transmit missing or unreachable: polling carries on

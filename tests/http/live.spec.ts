@@ -1,0 +1,250 @@
+/*
+ * Live inbox updates through @adonisjs/transmit on a real Adonis server:
+ * subscribers of a person's channel receive a message for every row
+ * created, settled or cancelled in that person's runs, and so do the people
+ * the `alsoNotify` hook names (an admin); nobody else may subscribe to it.
+ * The runtime's listeners go away at shutdown, and `live: false`
+ * broadcasts nothing.
+ *
+ * The HTTP group comes first in this file: Transmit's controllers reach
+ * the instance through its `services/main` module, bound once per process
+ * to the first app that loads them.
+ */
+
+import { test } from '@japa/runner'
+import { defineConfig as defineTransmitConfig } from '@adonisjs/transmit'
+import type { ApplicationService } from '@adonisjs/core/types'
+import type { LanguageModelV4CallOptions } from '@ai-sdk/provider'
+import { createTestApp, dbName } from '../helpers/database.ts'
+import { createHttpApp } from '../helpers/http.ts'
+import { ask, DB_QUESTION, promptText, say, scriptedModel } from '../helpers/runtime.ts'
+import { openTransmitStream } from '../helpers/transmit.ts'
+import { defineConfig } from '../../src/define_config.ts'
+import { defineAgent } from '../../src/runtime/define_agent.ts'
+import { AgentRun } from '../../src/persistence/models/agent_run.ts'
+import { ToolCall } from '../../src/persistence/models/tool_call.ts'
+import type { AgentInboxConfig } from '../../src/types.ts'
+
+/** Identity comes from a header here: the identify hook is the app's to write */
+const person = (name: string) => ({ 'x-person': name, 'accept': 'application/json' })
+
+/** Asks which database, then says which one it was told */
+function helperAgent() {
+  const step = (options: LanguageModelV4CallOptions) =>
+    options.prompt.some((message) => message.role === 'tool')
+      ? [say(promptText(options).includes('MySQL') ? 'Chose MySQL' : 'No answer seen')]
+      : [ask('c1', DB_QUESTION)]
+  return defineAgent({
+    name: 'helper',
+    instructions: 'Help.',
+    model: scriptedModel(Array.from({ length: 20 }, () => step)),
+  })
+}
+
+function agentsConfig(live?: AgentInboxConfig['live']) {
+  return defineConfig({
+    agents: [helperAgent()],
+    live,
+    inbox: { identify: (ctx) => ctx.request.header('x-person') ?? null },
+  })
+}
+
+const withTransmit = {
+  providers: [() => import('@adonisjs/transmit/transmit_provider')],
+  config: { transmit: defineTransmitConfig({ pingInterval: false, transport: null }) },
+}
+
+async function pendingRow(runId: string) {
+  return ToolCall.query().where('run_id', runId).where('status', 'pending').firstOrFail()
+}
+
+test.group(`Live updates over Transmit | ${dbName()}`, (group) => {
+  let app: ApplicationService
+  let baseUrl: string
+  const streams: { close(): void }[] = []
+
+  group.setup(async () => {
+    const httpApp = await createHttpApp({
+      ...withTransmit,
+      port: 0,
+      // The admin is told about everyone's rows, on the admin's own channel
+      agents: agentsConfig({ alsoNotify: () => ['admin'] }),
+      preload: async (booted) => {
+        const transmit = await booted.container.make('transmit')
+        transmit.registerRoutes()
+      },
+    })
+    app = httpApp.app
+    baseUrl = httpApp.baseUrl
+    return () => httpApp.terminate()
+  })
+
+  group.each.setup(async () => {
+    await ToolCall.query().delete()
+    return () => {
+      for (const stream of streams.splice(0)) stream.close()
+    }
+  })
+
+  test('a person may subscribe to their own channel only', async ({ assert }) => {
+    const ada = await openTransmitStream(baseUrl)
+    const bob = await openTransmitStream(baseUrl)
+    const guest = await openTransmitStream(baseUrl)
+    streams.push(ada, bob, guest)
+
+    assert.equal(await ada.subscribe('agent_inbox/user:1', person('user:1')), 204)
+    assert.equal(await bob.subscribe('agent_inbox/user:1', person('user:2')), 400)
+    assert.equal(await guest.subscribe('agent_inbox/user:1'), 400)
+    assert.equal(await bob.subscribe('agent_inbox/user:2', person('user:2')), 204)
+
+    const transmit = await app.container.make('transmit')
+    assert.deepEqual(transmit.getSubscribersFor('agent_inbox/user:1'), [ada.uid])
+    assert.deepEqual(transmit.getSubscribersFor('agent_inbox/user:2'), [bob.uid])
+  })
+
+  test('the owner and the admin receive row:created and row:settled; the run gets the reply; others nothing', async ({
+    assert,
+  }) => {
+    const ada = await openTransmitStream(baseUrl)
+    const bob = await openTransmitStream(baseUrl)
+    const admin = await openTransmitStream(baseUrl)
+    streams.push(ada, bob, admin)
+    assert.equal(await ada.subscribe('agent_inbox/user:1', person('user:1')), 204)
+    assert.equal(await bob.subscribe('agent_inbox/user:2', person('user:2')), 204)
+    assert.equal(await admin.subscribe('agent_inbox/admin', person('admin')), 204)
+    // Refused: bob's stream must not hear about ada's rows
+    assert.equal(await bob.subscribe('agent_inbox/user:1', person('user:2')), 400)
+
+    const agents = await app.container.make('agents.runtime')
+    const run = await agents.start('helper', { input: 'Pick a database', owner: 'user:1' })
+
+    const created = await ada.next(
+      (message) => message.payload.type === 'row:created' && message.payload.runId === run.id
+    )
+    const row = await pendingRow(run.id)
+    assert.deepEqual(created, {
+      channel: 'agent_inbox/user:1',
+      payload: { type: 'row:created', rowId: row.id, runId: run.id },
+    })
+
+    // Settled over the inbox's own HTTP endpoint, as the page does
+    const reply = await fetch(`${baseUrl}/inbox/rows/${row.id}/reply`, {
+      method: 'POST',
+      headers: { ...person('user:1'), 'content-type': 'application/json' },
+      body: JSON.stringify({ answers: { db: ['mysql'] } }),
+    })
+    assert.equal(reply.status, 200, await reply.clone().text())
+
+    const settled = await ada.next((message) => message.payload.type === 'row:settled')
+    assert.deepEqual(settled, {
+      channel: 'agent_inbox/user:1',
+      payload: { type: 'row:settled', rowId: row.id, runId: run.id },
+    })
+
+    await agents.idle()
+    const finished = await AgentRun.findOrFail(run.id)
+    assert.equal(finished.status, 'completed', `run failed: ${finished.error}`)
+    assert.equal((finished.result as { text: string }).text, 'Chose MySQL')
+
+    // Bob's run is announced on bob's channel only
+    const bobsRun = await agents.start('helper', { input: 'Pick one', owner: 'user:2' })
+    const bobs = await bob.next((message) => message.payload.type === 'row:created')
+    const bobsRow = await pendingRow(bobsRun.id)
+    assert.deepEqual(bobs.payload, { type: 'row:created', rowId: bobsRow.id, runId: bobsRun.id })
+    assert.deepEqual(
+      bob.messages.map((message) => message.channel),
+      ['agent_inbox/user:2']
+    )
+    assert.deepEqual(
+      ada.messages.map((message) => message.payload.type),
+      ['row:created', 'row:settled']
+    )
+    await agents.cancel(bobsRun.id)
+    await agents.idle()
+
+    // The admin heard of both people's rows, on the admin's channel
+    await admin.next((message) => message.payload.type === 'run:cancelled')
+    assert.deepEqual(
+      admin.messages.map(({ channel, payload }) => `${channel} ${payload.type} ${payload.runId}`),
+      [
+        `agent_inbox/admin row:created ${run.id}`,
+        `agent_inbox/admin row:settled ${run.id}`,
+        `agent_inbox/admin row:created ${bobsRun.id}`,
+        `agent_inbox/admin run:cancelled ${bobsRun.id}`,
+      ]
+    )
+  })
+
+  test('a cancelled run tells its owner its rows are gone', async ({ assert }) => {
+    const ada = await openTransmitStream(baseUrl)
+    streams.push(ada)
+    assert.equal(await ada.subscribe('agent_inbox/user:1', person('user:1')), 204)
+
+    const agents = await app.container.make('agents.runtime')
+    const run = await agents.start('helper', { input: 'Pick a database', owner: 'user:1' })
+    await ada.next((message) => message.payload.type === 'row:created')
+    await agents.idle()
+
+    await agents.cancel(run.id)
+    const cancelled = await ada.next((message) => message.payload.type === 'run:cancelled')
+    assert.deepEqual(cancelled, {
+      channel: 'agent_inbox/user:1',
+      payload: { type: 'run:cancelled', runId: run.id },
+    })
+    const row = await ToolCall.query().where('run_id', run.id).firstOrFail()
+    assert.equal(row.status, 'cancelled')
+  })
+})
+
+test.group(`Live updates | lifecycle | ${dbName()}`, () => {
+  test('the runtime listens while the app runs and stops at shutdown', async ({ assert }) => {
+    const testApp = await createTestApp({ ...withTransmit, agents: agentsConfig(true) })
+    const emitter = await testApp.app.container.make('emitter')
+    try {
+      assert.equal(emitter.listenerCount('agents:row:created'), 0)
+      await testApp.app.container.make('agents.runtime')
+      assert.equal(emitter.listenerCount('agents:row:created'), 1)
+      assert.equal(emitter.listenerCount('agents:row:settled'), 1)
+      assert.equal(emitter.listenerCount('agents:run:cancelled'), 1)
+    } finally {
+      await testApp.terminate()
+    }
+    assert.equal(emitter.listenerCount('agents:row:created'), 0)
+    assert.equal(emitter.listenerCount('agents:row:settled'), 0)
+    assert.equal(emitter.listenerCount('agents:run:cancelled'), 0)
+  })
+
+  test('live: false broadcasts nothing and leaves the channels to the app', async ({ assert }) => {
+    const testApp = await createTestApp({ ...withTransmit, agents: agentsConfig(false) })
+    try {
+      const transmit = await testApp.app.container.make('transmit')
+      const broadcasts: string[] = []
+      transmit.on('broadcast', ({ channel, payload }) => {
+        broadcasts.push(`${channel} ${JSON.stringify(payload)}`)
+      })
+      const emitter = await testApp.app.container.make('emitter')
+      const agents = await testApp.app.container.make('agents.runtime')
+      assert.equal(emitter.listenerCount('agents:row:created'), 0)
+
+      const run = await agents.start('helper', { input: 'Pick a database', owner: 'user:1' })
+      await agents.idle()
+      const row = await pendingRow(run.id)
+      assert.equal(row.ownerId, 'user:1')
+      await agents.cancel(run.id)
+
+      // Transmit's hooks are asynchronous: a marker sent last arrives after anything sent before
+      let marked!: () => void
+      const marker = new Promise<void>((resolve) => (marked = resolve))
+      transmit.on('broadcast', ({ channel }) => channel === 'marker' && marked())
+      transmit.broadcast('marker', null)
+      await marker
+      assert.deepEqual(broadcasts, ['marker null'])
+
+      // No authorization was registered: the channel is the app's to secure
+      const manager = transmit.getManager()
+      assert.isTrue(await manager.verifyAccess('agent_inbox/user:1', {} as never))
+    } finally {
+      await testApp.terminate()
+    }
+  })
+})
