@@ -6,52 +6,20 @@
  */
 
 import { test } from '@japa/runner'
-import type { Browser } from 'playwright-core'
-import { createTestApp, dbName } from '../helpers/database.ts'
-import { startFixtureApp, type FixtureApp } from '../helpers/fixture_app.ts'
-import {
-  eventually,
-  launchBrowser,
-  newSession,
-  postJson,
-  screenshot,
-  signIn,
-} from '../helpers/browser.ts'
+import { dbName } from '../helpers/database.ts'
+import { eventually, newSession, postJson, screenshot, signIn } from '../helpers/browser.ts'
+import { ADA, useBrowserSuite } from '../helpers/inbox_browser.ts'
 import { AgentRun } from '../../src/persistence/models/agent_run.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import type { QuestionOutcome } from '../../src/questions/types.ts'
 
-/** The fixture's people (fixtures/app/database/seeders/users_seeder.ts) */
-const ADA = 1
-
 test.group(`Inbox page | ${dbName()}`, (group) => {
-  let fixture: FixtureApp
-  let browser: Browser
-
-  group.setup(async () => {
-    const cleanups: (() => Promise<unknown>)[] = []
-    const cleanup = async () => {
-      for (const step of cleanups.reverse()) await step()
-    }
-    try {
-      fixture = await startFixtureApp()
-      cleanups.push(() => fixture.stop())
-      // Lucid in this process, on the fixture's database, to read what the runs received
-      const reader = await createTestApp({ migrate: false })
-      cleanups.push(() => reader.terminate())
-      browser = await launchBrowser()
-      cleanups.push(() => browser.close())
-    } catch (error) {
-      await cleanup()
-      throw error
-    }
-    return cleanup
-  })
+  const suite = useBrowserSuite(group)
 
   test('a run asks; its owner confirms the defaults with one click; the run receives them', async ({
     assert,
   }) => {
-    const session = await newSession(browser, fixture.baseUrl)
+    const session = await newSession(suite.browser, suite.fixture.baseUrl)
     const page = await session.newPage()
     await signIn(page, ADA)
 

@@ -191,6 +191,9 @@ function useTransmit(channel: string | null, onMessage: () => void): boolean {
           subscription.delete().catch(() => {})
           transmit.close()
         }
+        // Rows created between the page's render and the subscription sent
+        // no message here: look once, now that later ones will
+        handler.current()
         setLive(true)
       } catch {
         // Transmit missing or unreachable: polling carries on

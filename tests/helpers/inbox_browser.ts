@@ -1,0 +1,162 @@
+/*
+ * The browser suite's shared set-up and vocabulary: one fixture server, one
+ * Lucid reader and one Chromium per test group (fresh browser contexts per
+ * test), and the bounded waits the tests use to read what a run received
+ * from the database the fixture app writes to.
+ */
+
+import type { Group } from '@japa/runner/core'
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
+import { AgentRun } from '../../src/persistence/models/agent_run.ts'
+import { ToolCall } from '../../src/persistence/models/tool_call.ts'
+import { createTestApp } from './database.ts'
+import { startFixtureApp, type FixtureApp } from './fixture_app.ts'
+import { eventually, launchBrowser, newSession, postJson, signIn } from './browser.ts'
+
+/** The fixture's people (fixtures/app/database/seeders/users_seeder.ts) */
+export const ADA = 1
+export const GRACE = 2
+/** The admin: the fixture's authorize hook lets her settle anyone's rows */
+export const MARGARET = 3
+
+export type BrowserSuite = { fixture: FixtureApp; browser: Browser }
+
+/**
+ * Starts the fixture app, a Lucid reader on its database and Chromium once
+ * for the group, and stops them after its last test. The returned object is
+ * filled in by the group's setup, so read it inside tests only.
+ *
+ * @example
+ * test.group('Approval cards', (group) => {
+ *   const suite = useBrowserSuite(group)
+ *   test('…', async () => {
+ *     const { page } = await openInbox(suite, ADA)
+ *   })
+ * })
+ */
+export function useBrowserSuite(group: Group): BrowserSuite {
+  const suite = {} as BrowserSuite
+  group.setup(async () => {
+    const cleanups: (() => Promise<unknown>)[] = []
+    const cleanup = async () => {
+      for (const step of cleanups.reverse()) await step()
+    }
+    try {
+      suite.fixture = await startFixtureApp()
+      cleanups.push(() => suite.fixture.stop())
+      // Lucid in this process, on the fixture's database, to read what the runs received
+      const reader = await createTestApp({ migrate: false })
+      cleanups.push(() => reader.terminate())
+      suite.browser = await launchBrowser()
+      cleanups.push(() => suite.browser.close())
+    } catch (error) {
+      await cleanup()
+      throw error
+    }
+    return cleanup
+  })
+  return suite
+}
+
+/**
+ * A fresh browser session signed in as `userId`, on the inbox page. Close
+ * `session` when done (a test's `cleanup`).
+ */
+export async function openInbox(
+  suite: BrowserSuite,
+  userId: number
+): Promise<{ session: BrowserContext; page: Page }> {
+  const session = await newSession(suite.browser, suite.fixture.baseUrl)
+  const page = await session.newPage()
+  await signIn(page, userId)
+  return { session, page }
+}
+
+/**
+ * Starts a run of a fixture agent owned by the page's signed-in user, over
+ * HTTP with the page's session (and its CSRF token).
+ */
+export async function startRun(page: Page, agent: string, input: string): Promise<{ id: string }> {
+  const { run } = await postJson(page, '/runs', { agent, input })
+  return run
+}
+
+/**
+ * The run's pending row, once the run has reached its wait.
+ */
+export function pendingRow(runId: string): Promise<ToolCall> {
+  return eventually(`a pending row of run ${runId}`, async () => {
+    const row = await ToolCall.query().where('run_id', runId).where('status', 'pending').first()
+    return row ?? undefined
+  })
+}
+
+/**
+ * The row once it is no longer pending.
+ */
+export function settledRow(rowId: string): Promise<ToolCall> {
+  return eventually(`row ${rowId} to be settled`, async () => {
+    const row = await ToolCall.findOrFail(rowId)
+    return row.status === 'pending' ? undefined : row
+  })
+}
+
+/**
+ * The run once finished, with its result text: the fixture model's last
+ * turn repeats every tool result it was sent, so this is what the run received.
+ */
+export async function finishedRun(runId: string): Promise<{ run: AgentRun; received: string }> {
+  const run = await eventually(`run ${runId} to finish`, async () => {
+    const found = await AgentRun.findOrFail(runId)
+    return ['completed', 'failed', 'cancelled'].includes(found.status) ? found : undefined
+  })
+  if (run.status !== 'completed') {
+    throw new Error(`Run ${runId} ended ${run.status}: ${run.error ?? 'no error recorded'}`)
+  }
+  return { run, received: (run.result as { text: string }).text }
+}
+
+/**
+ * A row's card on the page, whatever its state.
+ */
+export function cardOf(page: Page, rowId: string): Locator {
+  return page.locator(`[data-row-id="${rowId}"]`)
+}
+
+/**
+ * Waits until the row's card says who settled it, and returns the card.
+ */
+export async function settledCard(page: Page, rowId: string, by: number): Promise<Locator> {
+  const card = page.locator(`[data-row-id="${rowId}"][data-status="settled"]`)
+  await card.getByText(`Settled by ${by}`).waitFor()
+  return card
+}
+
+/**
+ * Counts the replies the page posts from now on, to prove what did not
+ * send one (a key press) once something that did (a click) has come back.
+ */
+export function countReplies(page: Page): () => number {
+  let count = 0
+  page.on('request', (request) => {
+    if (request.method() === 'POST' && /\/inbox\/rows\/[^/]+\/reply$/.test(request.url())) {
+      count += 1
+    }
+  })
+  return () => count
+}
+
+/**
+ * The element an input's `aria-describedby` points at: where the page
+ * shows the input's errors.
+ */
+export async function descriptionOf(page: Page, input: Locator): Promise<Locator> {
+  const ids = await input.getAttribute('aria-describedby')
+  if (!ids) throw new Error('The input has no aria-describedby')
+  return page.locator(
+    ids
+      .split(' ')
+      .map((id) => `[id="${id}"]`)
+      .join(', ')
+  )
+}
