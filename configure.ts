@@ -39,10 +39,10 @@ async function choose(
   question: string,
   choices: readonly string[]
 ): Promise<string | null> {
-  let value: string | undefined = command.parsedFlags[flag]
-  if (value === undefined) {
-    value = choices.length === 1 ? choices[0] : await command.prompt.choice(question, choices)
-  }
+  const flagged: string | undefined = command.parsedFlags[flag]
+  const value = String(
+    flagged ?? (choices.length === 1 ? choices[0] : await command.prompt.choice(question, choices))
+  )
   if (!choices.includes(value)) {
     command.exitCode = 1
     command.logger.logError(`Invalid --${flag} "${value}". Supported: ${choices.join(', ')}`)
@@ -101,6 +101,7 @@ export async function configure(command: Configure) {
 
   await codemods.updateRcFile((rcFile) => {
     rcFile.addProvider('adonis-agent-inbox/agent_inbox_provider')
+    rcFile.addCommand('adonis-agent-inbox/commands')
     rcFile.addPreloadFile('#start/agent_inbox')
   })
 
