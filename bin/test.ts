@@ -28,6 +28,8 @@ configure({
     // Debian's Chromium against the fixture app (fixtures/app), built by `npm run fixture:build`
     { name: 'browser', files: ['tests/browser/**/*.spec.ts'], timeout: 120_000 },
     { name: 'page', files: ['tests/page/**/*.spec.ts'] },
+    // The ace commands, as `node ace` processes on piped stdin and in a pseudo-terminal
+    { name: 'commands', files: ['tests/commands/**/*.spec.ts'], timeout: 30_000 },
   ],
   plugins: [
     assert(),

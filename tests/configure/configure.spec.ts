@@ -61,6 +61,7 @@ test.group('Configure', (group) => {
     ])
     await assert.fileContains('adonisrc.ts', [
       `() => import('adonis-agent-inbox/agent_inbox_provider')`,
+      `() => import('adonis-agent-inbox/commands')`,
       `() => import('#start/agent_inbox')`,
     ])
     await assert.fileContains('start/agent_inbox.ts', 'registerInboxRoutes(router)')

@@ -1,0 +1,122 @@
+/*
+ * `node ace agents:inbox`: lists the rows waiting for a person, and with
+ * `--row <id>` settles one from the terminal with the same prompts as
+ * `agents:run` (numbered options, own words, y/n). Answers are read line by
+ * line from stdin, so a pipe can settle a row too; input that ends before
+ * the answer is complete settles nothing.
+ */
+
+import { BaseCommand, flags } from '@adonisjs/core/ace'
+import type { CommandOptions } from '@adonisjs/core/types/ace'
+import type { Agents } from '../src/runtime/agents.ts'
+import '../src/types/extended.ts'
+
+export default class AgentsInbox extends BaseCommand {
+  static commandName = 'agents:inbox'
+  static description = 'List the rows waiting for a person, or settle one from the terminal'
+  static help = [
+    'Lists pending questions, intake forms and approvals, oldest first.',
+    'With --row, asks that row in the terminal and settles it.',
+    '',
+    '{{ binaryName }} agents:inbox --owner user:1',
+    '{{ binaryName }} agents:inbox --row <row id>',
+  ]
+  static options: CommandOptions = { startApp: true }
+
+  @flags.string({ description: 'Only the rows of runs owned by this id' })
+  declare owner?: string
+
+  @flags.string({ description: 'Settle this row from the terminal' })
+  declare row?: string
+
+  @flags.number({ description: 'How many rows to list at most', default: 50 })
+  declare limit: number
+
+  async run() {
+    const agents = await this.app.container.make('agents.runtime')
+    if (this.row) return this.#settle(agents, this.row)
+    return this.#list()
+  }
+
+  async #list() {
+    const { describeWaiting } = await import('../src/channels/terminal_answers.ts')
+    const { ToolCall } = await import('../src/persistence/models/tool_call.ts')
+    const { AgentRun } = await import('../src/persistence/models/agent_run.ts')
+
+    const query = ToolCall.query().where('status', 'pending')
+    if (this.owner) query.where('owner_id', this.owner)
+    const rows = await query
+      .orderBy('created_at', 'asc')
+      .orderBy('sequence', 'asc')
+      .limit(this.limit)
+    if (rows.length === 0) {
+      this.logger.info(this.owner ? `Nothing is waiting for ${this.owner}` : 'Nothing is waiting')
+      return
+    }
+
+    const runs = await AgentRun.query().whereIn(
+      'id',
+      rows.map((row) => row.runId)
+    )
+    const agentOf = new Map(runs.map((run) => [run.id, run.agent]))
+    for (const row of rows) {
+      this.logger.log(`${this.colors.cyan(row.id)}  ${describeWaiting(row)}`)
+      const details = [
+        `agent ${agentOf.get(row.runId) ?? '?'}`,
+        `run ${row.runId}`,
+        `owner ${row.ownerId ?? 'nobody'}`,
+        `since ${row.createdAt.toISO()}`,
+      ]
+      if (row.expiresAt) details.push(`expires ${row.expiresAt.toISO()}`)
+      this.logger.log(this.colors.dim(`  ${details.join(' · ')}`))
+    }
+    this.logger.log('')
+    this.logger.log(`Settle one with: node ace agents:inbox --row <id>`)
+  }
+
+  async #settle(agents: Agents, rowId: string) {
+    const { TerminalReader, settleFromTerminal, terminalUser } =
+      await import('../src/channels/terminal.ts')
+
+    const row = await agents.inbox.find(rowId)
+    if (!row) {
+      this.logger.error(`No row ${rowId}`)
+      this.exitCode = 1
+      return
+    }
+    if (row.status !== 'pending') {
+      const who = row.answeredBy ? ` by ${row.answeredBy}` : ''
+      const via = row.answeredVia ? ` via ${row.answeredVia}` : ''
+      this.logger.error(`Row ${row.id} is already ${row.status}${who}${via}`)
+      this.exitCode = 1
+      return
+    }
+
+    const run = await agents.run(row.runId)
+    this.logger.info(`Row ${row.id} of run ${row.runId} (agent "${run?.agent ?? '?'}")`)
+    const reader = new TerminalReader()
+    try {
+      const write = (line: string) => this.logger.log(line)
+      const by = `terminal:${terminalUser()}`
+      const settlement = await settleFromTerminal(agents.inbox, row, reader, write, by)
+      if (settlement.result === 'aborted') {
+        this.logger.error('Input ended before the answer was complete; nothing was settled')
+        this.exitCode = 1
+        return
+      }
+      if (settlement.result === 'lost') {
+        this.logger.error(settlement.message)
+        this.exitCode = 1
+        return
+      }
+      this.logger.success(`Row ${row.id} ${settlement.status}`)
+    } finally {
+      reader.close()
+    }
+
+    // The settle resumed the run (in this process with the inline executor)
+    await agents.idle()
+    const after = await agents.run(row.runId)
+    if (after) this.logger.info(`Run ${after.id} is ${after.status}`)
+  }
+}

@@ -1,0 +1,50 @@
+/*
+ * The commands of the package for an app's `commands` list in adonisrc.ts
+ * (`() => import('adonis-agent-inbox/commands')`), seen from the sources.
+ * The published package ships the generated equivalent instead:
+ * `adonis-kit index build/commands` writes build/commands/commands.json and
+ * a loader reading it, so listing commands imports none of them.
+ */
+
+import type { CommandMetaData } from '@adonisjs/core/types/ace'
+
+/**
+ * The command files, loaded on demand.
+ */
+const COMMANDS = {
+  'agents_run.ts': () => import('./agents_run.ts'),
+  'agents_inbox.ts': () => import('./agents_inbox.ts'),
+  'agents_sweep.ts': () => import('./agents_sweep.ts'),
+  'make_agent.ts': () => import('./make_agent.ts'),
+  'make_tool.ts': () => import('./make_tool.ts'),
+}
+
+type CommandFile = keyof typeof COMMANDS
+
+let metaData: Array<CommandMetaData & { filePath: CommandFile }> | undefined
+
+/**
+ * The metadata of every command, as the generated commands.json holds it.
+ */
+export async function getMetaData() {
+  if (!metaData) {
+    metaData = await Promise.all(
+      Object.entries(COMMANDS).map(async ([filePath, load]) => {
+        const { default: command } = await load()
+        return { ...command.serialize(), filePath: filePath as CommandFile }
+      })
+    )
+  }
+  return metaData
+}
+
+/**
+ * The command class of a command, by its metadata.
+ */
+export async function getCommand(command: { commandName: string }) {
+  const commands = await getMetaData()
+  const found = commands.find((meta) => meta.commandName === command.commandName)
+  if (!found) return null
+  const { default: commandClass } = await COMMANDS[found.filePath]()
+  return commandClass
+}

@@ -1,0 +1,132 @@
+/*
+ * `node ace agents:inbox` and `node ace agents:sweep` as real processes on
+ * the test database. The runs are started here, in the test process, with
+ * the same scripted agents the child knows (tests/fixtures/terminal_agents.ts),
+ * so the child resumes them after settling or sweeping.
+ */
+
+import { setTimeout as sleep } from 'node:timers/promises'
+import { test } from '@japa/runner'
+import { createTestApp } from '../helpers/database.ts'
+import { runAce } from '../helpers/ace.ts'
+import { createAgents, rowsOf } from '../helpers/runtime.ts'
+import { terminalAgents, WAITER_TTL } from '../fixtures/terminal_agents.ts'
+import { terminalUser } from '../../src/channels/terminal.ts'
+import { AgentRun } from '../../src/persistence/models/agent_run.ts'
+import type { Agents } from '../../src/runtime/agents.ts'
+import type { QuestionOutcome } from '../../src/questions/types.ts'
+
+/**
+ * Starts a run and lets it reach its first wait (the intake).
+ */
+async function startWaiting(agents: Agents, agent: string, input: string, owner: string) {
+  const run = await agents.start(agent, { input, owner })
+  await agents.idle()
+  const [intake] = await rowsOf(run.id)
+  return { run, intake }
+}
+
+test.group('agents:inbox', (group) => {
+  let agents: Agents
+
+  group.each.setup(async () => {
+    const testApp = await createTestApp()
+    agents = createAgents({ agents: terminalAgents() })
+    return () => testApp.terminate()
+  })
+
+  test('lists the pending rows of one owner', async ({ assert }) => {
+    const mine = await startWaiting(agents, 'shipper', 'listed', 'user:9')
+    const theirs = await startWaiting(agents, 'shipper', 'other', 'user:7')
+
+    const exit = await runAce(['agents:inbox', '--owner', 'user:9'])
+    assert.equal(exit.code, 0, exit.output)
+    assert.include(exit.output, `${mine.intake.id}  intake: Which environment should this go to?`)
+    assert.include(exit.output, `agent shipper · run ${mine.run.id} · owner user:9`)
+    assert.notInclude(exit.output, theirs.intake.id)
+  })
+
+  test('--row settles a row from typed lines and the run goes on', async ({ assert }) => {
+    const { run, intake } = await startWaiting(agents, 'shipper', 'settled', 'user:9')
+
+    const exit = await runAce(['agents:inbox', '--row', intake.id], { input: '7\n2\n' })
+    assert.equal(exit.code, 0, exit.output)
+    assert.include(exit.output, 'There is no option 7')
+    assert.include(exit.output, `Row ${intake.id} answered`)
+    // The child drove the run on: its model asked the owner a question set
+    assert.include(exit.output, `Run ${run.id} is waiting`)
+
+    await intake.refresh()
+    assert.equal(intake.status, 'answered')
+    assert.equal(intake.answeredVia, 'terminal')
+    assert.equal(intake.answeredBy, `terminal:${terminalUser()}`)
+    assert.deepEqual((intake.outcome as QuestionOutcome).answers, { environment: ['production'] })
+
+    const rows = await rowsOf(run.id)
+    assert.deepEqual(
+      rows.map((row) => [row.kind, row.status]),
+      [
+        ['intake', 'answered'],
+        ['ask', 'pending'],
+      ]
+    )
+    const after = await AgentRun.findOrFail(run.id)
+    assert.equal(after.status, 'waiting')
+  })
+
+  test('--row: input ending early settles nothing; a settled row is refused', async ({
+    assert,
+  }) => {
+    const { intake } = await startWaiting(agents, 'shipper', 'aborted', 'user:9')
+
+    const aborted = await runAce(['agents:inbox', '--row', intake.id], { input: 'mars\n' })
+    assert.equal(aborted.code, 1, aborted.output)
+    assert.include(aborted.output, 'nothing was settled')
+    await intake.refresh()
+    assert.equal(intake.status, 'pending')
+
+    await agents.inbox.settle(intake.id, { answers: {} }, { by: 'user:9', via: 'web' })
+    await agents.idle()
+    const [refused, missing] = await Promise.all([
+      runAce(['agents:inbox', '--row', intake.id], { input: '1\n' }),
+      runAce(['agents:inbox', '--row', 'no-such-row'], { input: '' }),
+    ])
+    assert.equal(refused.code, 1, refused.output)
+    assert.include(refused.output, `Row ${intake.id} is already answered by user:9 via web`)
+    assert.equal(missing.code, 1, missing.output)
+    assert.include(missing.output, 'No row no-such-row')
+  })
+})
+
+test.group('agents:sweep', (group) => {
+  let agents: Agents
+
+  group.each.setup(async () => {
+    const testApp = await createTestApp()
+    agents = createAgents({ agents: terminalAgents() })
+    return () => testApp.terminate()
+  })
+
+  test('settles the rows past their time by their policy, and only those', async ({ assert }) => {
+    const expiring = await startWaiting(agents, 'waiter', 'expiring', 'user:9')
+    const lasting = await startWaiting(agents, 'shipper', 'lasting', 'user:9')
+    assert.isNotNull(expiring.intake.expiresAt)
+    await sleep(WAITER_TTL + 100)
+
+    const exit = await runAce(['agents:sweep'])
+    assert.equal(exit.code, 0, exit.output)
+    assert.include(exit.output, 'Swept 1 expired row')
+
+    await expiring.intake.refresh()
+    assert.equal(expiring.intake.status, 'expired')
+    assert.equal(expiring.intake.answeredVia, 'expiry')
+    // The waiter's policy cancels its run
+    await expiring.run.refresh()
+    assert.equal(expiring.run.status, 'cancelled')
+
+    await lasting.intake.refresh()
+    await lasting.run.refresh()
+    assert.equal(lasting.intake.status, 'pending')
+    assert.equal(lasting.run.status, 'waiting')
+  })
+})

@@ -1,0 +1,55 @@
+/*
+ * How an app finds the commands: `configure` registers
+ * `adonis-agent-inbox/commands` in adonisrc.ts (asserted in
+ * tests/configure), and that module (from the
+ * sources, commands/main.ts; once built, the index `adonis-kit index`
+ * generates) lists every command file with its metadata and loads each on
+ * demand.
+ */
+
+import { readdir } from 'node:fs/promises'
+import { test } from '@japa/runner'
+import { getCommand, getMetaData } from '../../commands/main.ts'
+import AgentsRun from '../../commands/agents_run.ts'
+
+const COMMANDS_DIR = new URL('../../commands/', import.meta.url)
+
+test.group('Commands index', () => {
+  test('lists every command file, with its metadata', async ({ assert }) => {
+    const entries = await readdir(COMMANDS_DIR)
+    const files = entries.filter((file) => file.endsWith('.ts') && file !== 'main.ts')
+    const commands = await getMetaData()
+    assert.sameMembers(
+      commands.map((command) => command.filePath),
+      files
+    )
+    const byName = Object.fromEntries(commands.map((command) => [command.commandName, command]))
+    assert.sameMembers(Object.keys(byName), [
+      'agents:run',
+      'agents:inbox',
+      'agents:sweep',
+      'make:agent',
+      'make:tool',
+    ])
+    // The agents:* commands need the started app (database, config)
+    assert.isTrue(byName['agents:run'].options.startApp)
+    assert.isTrue(byName['agents:inbox'].options.startApp)
+    assert.isTrue(byName['agents:sweep'].options.startApp)
+    assert.deepEqual(
+      byName['agents:run'].args.map((arg) => [arg.name, arg.required]),
+      [
+        ['agent', true],
+        ['input', false],
+      ]
+    )
+    assert.sameMembers(
+      byName['agents:inbox'].flags.map((flag) => flag.name),
+      ['owner', 'row', 'limit']
+    )
+  })
+
+  test('loads a command by its metadata', async ({ assert }) => {
+    assert.strictEqual(await getCommand({ commandName: 'agents:run' }), AgentsRun)
+    assert.isNull(await getCommand({ commandName: 'agents:nothing' }))
+  })
+})

@@ -1,0 +1,124 @@
+/*
+ * `make:agent` and `make:tool` against a fake app tree: the files land in
+ * app/agents and app/tools with snake_case names, and the generated code
+ * runs: it is imported (with the package import pointed at the sources)
+ * and yields a working agent or tool.
+ */
+
+import { test } from '@japa/runner'
+import { pathToFileURL } from 'node:url'
+import { IgnitorFactory } from '@adonisjs/core/factories'
+import type { FileSystem } from '@japa/file-system'
+import MakeAgent from '../../commands/make_agent.ts'
+import MakeTool from '../../commands/make_tool.ts'
+import type { AgentDefinition } from '../../src/runtime/define_agent.ts'
+import type { ToolDefinition } from '../../src/runtime/define_tool.ts'
+
+const SOURCE_INDEX = new URL('../../index.ts', import.meta.url).href
+
+async function aceIn(fs: FileSystem) {
+  await fs.createJson('tsconfig.json', {})
+  await fs.create('adonisrc.ts', `export default defineConfig({})`)
+  const ignitor = new IgnitorFactory()
+    .withCoreProviders()
+    .withCoreConfig()
+    .create(fs.baseUrl, { importer: (filePath) => import(filePath) })
+  const app = ignitor.createApp('console')
+  await app.init()
+  await app.boot()
+  const ace = await app.container.make('ace')
+  ace.ui.switchMode('raw')
+  return ace
+}
+
+/**
+ * Imports a generated file with `adonis-agent-inbox` pointed at the sources.
+ */
+async function importGenerated<T>(fs: FileSystem, path: string): Promise<T> {
+  const generated = await fs.contents(path)
+  const contents = generated.replace(`'adonis-agent-inbox'`, `'${SOURCE_INDEX}'`)
+  const copy = path.replace(/\.ts$/, `.imported.ts`)
+  await fs.create(copy, contents)
+  const module = await import(pathToFileURL(`${fs.basePath}/${copy}`).href)
+  return module.default
+}
+
+test.group('make:agent and make:tool', (group) => {
+  group.each.timeout(30_000)
+
+  test('make:agent writes app/agents/<snake>.ts with a runnable agent', async ({ assert, fs }) => {
+    const ace = await aceIn(fs)
+    const command = await ace.create(MakeAgent, ['InvoiceBot'])
+    await command.exec()
+    assert.equal(command.exitCode, 0)
+
+    await assert.fileExists('app/agents/invoice_bot.ts')
+    await assert.fileContains('app/agents/invoice_bot.ts', [
+      `import { defineAgent } from 'adonis-agent-inbox'`,
+      `const invoiceBot = defineAgent({`,
+      `  name: 'invoice_bot',`,
+      `import invoiceBot from '../app/agents/invoice_bot.js'`,
+      `node ace agents:run invoice_bot`,
+      `export default invoiceBot`,
+    ])
+    const agent = await importGenerated<AgentDefinition>(fs, 'app/agents/invoice_bot.ts')
+    assert.equal(agent.name, 'invoice_bot')
+    assert.equal(agent.tools.size, 0)
+    assert.deepEqual(agent.expiry, { ttl: 86_400_000, onExpiry: 'defaults' })
+  })
+
+  test('make:tool writes a read tool; --action one that waits for approval', async ({
+    assert,
+    fs,
+  }) => {
+    const ace = await aceIn(fs)
+    const read = await ace.create(MakeTool, ['lookupOrder'])
+    await read.exec()
+    assert.equal(read.exitCode, 0)
+    const action = await ace.create(MakeTool, ['billing/RefundOrder', '--action'])
+    await action.exec()
+    assert.equal(action.exitCode, 0)
+
+    await assert.fileContains('app/tools/lookup_order.ts', [
+      `const lookupOrder = defineTool({`,
+      `  name: 'lookup_order',`,
+      `  kind: 'read',`,
+      'A read tool: it runs at once',
+    ])
+    await assert.fileNotContains('app/tools/lookup_order.ts', 'summary:')
+    await assert.fileContains('app/tools/billing/refund_order.ts', [
+      `  name: 'refund_order',`,
+      `  kind: 'action',`,
+      "summary: ({ id }) => 'Refund order ' + id,",
+    ])
+
+    const lookup = await importGenerated<ToolDefinition>(fs, 'app/tools/lookup_order.ts')
+    assert.equal(lookup.kind, 'read')
+    assert.isFalse(await lookup.needsApproval({ id: '1' }))
+    assert.deepEqual(await lookup.handle({ id: '1' }, { runId: 'r1' } as any), {
+      id: '1',
+      runId: 'r1',
+    })
+
+    const refund = await importGenerated<ToolDefinition>(fs, 'app/tools/billing/refund_order.ts')
+    assert.equal(refund.name, 'refund_order')
+    assert.isTrue(await refund.needsApproval({ id: '42' }))
+    assert.equal(refund.summarize({ id: '42' }), 'Refund order 42')
+    assert.deepEqual(await refund.validate({}), {
+      ok: false,
+      issues: [{ path: 'id', message: 'The id field must be defined' }],
+    })
+  })
+
+  test('an existing file is kept unless --force', async ({ assert, fs }) => {
+    const ace = await aceIn(fs)
+    await fs.create('app/tools/lookup_order.ts', '// mine')
+    const kept = await ace.create(MakeTool, ['lookup_order'])
+    await kept.exec()
+    assert.equal(await fs.contents('app/tools/lookup_order.ts'), '// mine')
+
+    const forced = await ace.create(MakeTool, ['lookup_order', '--force'])
+    await forced.exec()
+    await assert.fileContains('app/tools/lookup_order.ts', `name: 'lookup_order'`)
+  })
+})
