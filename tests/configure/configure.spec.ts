@@ -42,7 +42,8 @@ async function setupApp(fs: FileSystem, providers: string[] = []) {
 }
 
 test.group('Configure', (group) => {
-  group.each.timeout(30_000)
+  // Each configure run builds ts-morph projects for its codemods: seconds, not milliseconds
+  group.each.timeout(120_000)
 
   test('publishes config, migration, page and routes; registers provider and env', async ({
     assert,
@@ -91,6 +92,11 @@ test.group('Configure', (group) => {
       `import { middleware } from '#start/kernel'`,
       'route.use(middleware.auth())',
     ])
+    // One statement a line: the stub engine once glued them together (a syntax error)
+    const routes = await fs.contents('start/agent_inbox.ts')
+    assert.match(routes, /^import \{ middleware \} from '#start\/kernel'$/m)
+    assert.match(routes, /^import \{ registerInboxRoutes \} from 'adonis-agent-inbox'$/m)
+    assert.match(routes, /^registerInboxRoutes\(router, \{ modifier: /m)
   })
 
   test('running it twice changes nothing; --force overwrites', async ({ assert, fs }) => {
