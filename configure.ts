@@ -92,11 +92,12 @@ export async function configure(command: Configure) {
   // With @adonisjs/auth registered, the inbox sits behind its auth middleware
   const rcSource = await readFile(app.makePath('adonisrc.ts'), 'utf8').catch(() => '')
   const withAuth = rcSource.includes('@adonisjs/auth')
+  // The stub engine drops the line breaks before a tag, so each value brings its own
   await codemods.makeUsingStub(stubsRoot, 'start/agent_inbox.stub', {
-    middlewareImport: withAuth ? `import { middleware } from '#start/kernel'` : '',
+    middlewareImport: withAuth ? `\nimport { middleware } from '#start/kernel'` : '',
     registration: withAuth
-      ? 'registerInboxRoutes(router, { modifier: (route) => route.use(middleware.auth()) })'
-      : '// Put your auth middleware in front: the default access hooks read ctx.auth\nregisterInboxRoutes(router)',
+      ? '\n\nregisterInboxRoutes(router, { modifier: (route) => route.use(middleware.auth()) })'
+      : '\n\n// Put your auth middleware in front: the default access hooks read ctx.auth\nregisterInboxRoutes(router)',
   })
 
   await codemods.updateRcFile((rcFile) => {
