@@ -76,10 +76,7 @@ export default class AgentInboxProvider {
     })
 
     this.app.container.singleton('agents.runtime', async () => {
-      const config = await configProvider.resolve<ResolvedAgentInboxConfig>(
-        this.app,
-        this.app.config.get('agents', {})
-      )
+      const config = await this.#config()
       if (!config) {
         throw new RuntimeException(
           'Invalid "config/agents.ts" file. Make sure you are using the "defineConfig" method'
@@ -108,10 +105,7 @@ export default class AgentInboxProvider {
    */
   async ready() {
     if (this.app.getEnvironment() !== 'web') return
-    const config = await configProvider.resolve<ResolvedAgentInboxConfig>(
-      this.app,
-      this.app.config.get('agents', {})
-    )
+    const config = await this.#config()
     const agents = await this.app.container.make('agents.runtime')
     if (config?.recoverOnStart) await agents.recover()
     if (config?.sweepInterval) {
