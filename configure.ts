@@ -51,6 +51,38 @@ async function choose(
   return value
 }
 
+/**
+ * Whether to publish the Inertia page: `--page` / `--no-page`, else yes
+ * when the app has @adonisjs/inertia, else ask (the JSON API works without it).
+ */
+async function wantsPage(command: Configure, hasInertia: boolean): Promise<boolean> {
+  const flag = command.parsedFlags.page
+  if (flag !== undefined) return flag !== false && flag !== 'false'
+  if (hasInertia) return true
+  return command.prompt.confirm(
+    'This app has no @adonisjs/inertia. Publish the inbox page anyway? (the JSON API works without it)',
+    { default: false }
+  )
+}
+
+/**
+ * Copies the page files, keeping the app's own copies unless `force`.
+ */
+async function publishPage(command: Configure, target: string, force: boolean) {
+  const source = join(stubsRoot, 'inertia/pages/agent_inbox')
+  await mkdir(target, { recursive: true })
+  for (const file of PAGE_FILES) {
+    const destination = join(target, file)
+    const action = command.logger.action(`create inertia/pages/agent_inbox/${file}`)
+    if ((await exists(destination)) && !force) {
+      action.skipped('already exists')
+      continue
+    }
+    await copyFile(join(source, file), destination)
+    action.succeeded()
+  }
+}
+
 export async function configure(command: Configure) {
   const framework = await choose(command, 'framework', 'Inbox page framework', PAGE_FRAMEWORKS)
   if (!framework) return
@@ -75,22 +107,12 @@ export async function configure(command: Configure) {
     })
   }
 
-  const pageSource = join(stubsRoot, 'inertia/pages/agent_inbox')
-  const pageTarget = app.makePath('inertia/pages/agent_inbox')
-  await mkdir(pageTarget, { recursive: true })
-  for (const file of PAGE_FILES) {
-    const target = join(pageTarget, file)
-    const action = command.logger.action(`create inertia/pages/agent_inbox/${file}`)
-    if ((await exists(target)) && !force) {
-      action.skipped('already exists')
-      continue
-    }
-    await copyFile(join(pageSource, file), target)
-    action.succeeded()
+  const rcSource = await readFile(app.makePath('adonisrc.ts'), 'utf8').catch(() => '')
+  if (await wantsPage(command, rcSource.includes('@adonisjs/inertia'))) {
+    await publishPage(command, app.makePath('inertia/pages/agent_inbox'), force)
   }
 
   // With @adonisjs/auth registered, the inbox sits behind its auth middleware
-  const rcSource = await readFile(app.makePath('adonisrc.ts'), 'utf8').catch(() => '')
   const withAuth = rcSource.includes('@adonisjs/auth')
   // The stub engine drops the line breaks before a tag, so each value brings its own
   await codemods.makeUsingStub(stubsRoot, 'start/agent_inbox.stub', {

@@ -10,6 +10,10 @@ import Configure from '@adonisjs/core/commands/configure'
 import type { FileSystem } from '@japa/file-system'
 
 const PACKAGE = new URL('../../index.ts', import.meta.url).href
+const INERTIA = '@adonisjs/inertia/inertia_provider'
+const AUTH = '@adonisjs/auth/auth_provider'
+const PAGE_PROMPT =
+  'This app has no @adonisjs/inertia. Publish the inbox page anyway? (the JSON API works without it)'
 
 /**
  * A minimal app tree, booted, with ace ready to run `configure`.
@@ -49,7 +53,7 @@ test.group('Configure', (group) => {
     assert,
     fs,
   }) => {
-    const ace = await setupApp(fs)
+    const ace = await setupApp(fs, [INERTIA])
     const command = await ace.create(Configure, [PACKAGE])
     await command.exec()
     assert.equal(command.exitCode, 0)
@@ -85,7 +89,7 @@ test.group('Configure', (group) => {
     assert,
     fs,
   }) => {
-    const ace = await setupApp(fs, ['@adonisjs/auth/auth_provider'])
+    const ace = await setupApp(fs, [AUTH, INERTIA])
     const command = await ace.create(Configure, [PACKAGE])
     await command.exec()
     await assert.fileContains('start/agent_inbox.ts', [
@@ -100,7 +104,7 @@ test.group('Configure', (group) => {
   })
 
   test('running it twice changes nothing; --force overwrites', async ({ assert, fs }) => {
-    const ace = await setupApp(fs)
+    const ace = await setupApp(fs, [INERTIA])
     const first = await ace.create(Configure, [PACKAGE])
     await first.exec()
 
@@ -144,5 +148,33 @@ test.group('Configure', (group) => {
     const executor = await ace.create(Configure, [PACKAGE, '--executor=kafka'])
     await executor.exec()
     assert.equal(executor.exitCode, 1)
+  })
+
+  test('an app without Inertia is asked whether it wants the page', async ({ assert, fs }) => {
+    const ace = await setupApp(fs)
+    const declined = await ace.create(Configure, [PACKAGE])
+    declined.prompt.trap(PAGE_PROMPT).reject()
+    await declined.exec()
+    assert.equal(declined.exitCode, 0)
+    await assert.fileNotExists('inertia/pages/agent_inbox/index.tsx')
+    await assert.fileExists('start/agent_inbox.ts')
+
+    const accepted = await ace.create(Configure, [PACKAGE])
+    accepted.prompt.trap(PAGE_PROMPT).accept()
+    await accepted.exec()
+    await assert.fileExists('inertia/pages/agent_inbox/index.tsx')
+  })
+
+  test('--no-page and --page answer the prompt up front', async ({ assert, fs }) => {
+    const ace = await setupApp(fs, [INERTIA])
+    const without = await ace.create(Configure, [PACKAGE, '--no-page'])
+    await without.exec()
+    assert.equal(without.exitCode, 0)
+    await assert.fileNotExists('inertia/pages/agent_inbox/index.tsx')
+
+    const bare = await setupApp(fs)
+    const withPage = await bare.create(Configure, [PACKAGE, '--page'])
+    await withPage.exec()
+    await assert.fileExists('inertia/pages/agent_inbox/form_state.ts')
   })
 })

@@ -137,7 +137,11 @@ test.group('Configured app', (group) => {
     /*
      * What `node ace add adonis-agent-inbox` runs once the package is installed
      */
-    const configured = await runApp(['bin/console.ts', 'configure', 'adonis-agent-inbox'], env)
+    // A JSON-API app without Inertia: --no-page answers the page prompt up front
+    const configured = await runApp(
+      ['bin/console.ts', 'configure', 'adonis-agent-inbox', '--no-page'],
+      env
+    )
     assert.equal(configured.code, 0, configured.output)
     assert.include(await read('config/agents.ts'), `model: env.get('AGENT_MODEL', 'openai/gpt-5')`)
     assert.match(await read('.env'), /^AGENT_MODEL=openai\/gpt-5$/m)
