@@ -51,6 +51,19 @@ export default class InboxController {
   }
 
   /**
+   * Runs `work` for the signed-in person; known errors, a guest included,
+   * become their responses through `#fail`.
+   */
+  async #forPerson<T>(ctx: InertiaContext, work: (agents: Agents, person: string) => Promise<T>) {
+    const agents = await this.#agents(ctx)
+    try {
+      return await work(agents, await this.#person(ctx, agents))
+    } catch (error) {
+      return this.#fail(ctx, error)
+    }
+  }
+
+  /**
    * A row the person may see, or E_NOT_FOUND / E_FORBIDDEN.
    */
   async #row(ctx: HttpContext, agents: Agents, person: string): Promise<ToolCall> {
@@ -74,41 +87,31 @@ export default class InboxController {
   /**
    * Pending rows the person may settle, oldest first, grouped by run.
    */
-  async index(ctx: InertiaContext) {
-    const agents = await this.#agents(ctx)
-    try {
-      const person = await this.#person(ctx, agents)
+  index(ctx: InertiaContext) {
+    return this.#forPerson(ctx, async (agents, person) => {
       const listing = await this.#listing(ctx, agents, person)
       return wantsPage(ctx) ? ctx.inertia!.render(INBOX_PAGE, listing) : listing
-    } catch (error) {
-      return this.#fail(ctx, error)
-    }
+    })
   }
 
   /**
    * Rows settled lately that the person may see, newest first.
    */
-  async settled(ctx: HttpContext) {
-    const agents = await this.#agents(ctx)
-    try {
-      const person = await this.#person(ctx, agents)
+  settled(ctx: HttpContext) {
+    return this.#forPerson(ctx, async (agents, person) => {
       const query = ToolCall.query().whereNot('status', 'pending').whereNotNull('settled_at')
       await agents.inbox.access.scope(query, ctx, person)
       const rows = await query.orderBy('settled_at', 'desc').limit(50)
       return { rows: rows.map(rowCard) }
-    } catch (error) {
-      return this.#fail(ctx, error)
-    }
+    })
   }
 
   /**
    * One row with its run's transcript: the conversation, every tool call,
    * and who settled what, via what, when.
    */
-  async show(ctx: HttpContext) {
-    const agents = await this.#agents(ctx)
-    try {
-      const person = await this.#person(ctx, agents)
+  show(ctx: HttpContext) {
+    return this.#forPerson(ctx, async (agents, person) => {
       const row = await this.#row(ctx, agents, person)
       const { run, rows, journal } = await agents.transcript(row.runId)
       return {
@@ -122,18 +125,14 @@ export default class InboxController {
           createdAt: entry.createdAt?.toISO() ?? null,
         })),
       }
-    } catch (error) {
-      return this.#fail(ctx, error)
-    }
+    })
   }
 
   /**
    * Settles a row with the request body as the reply.
    */
-  async reply(ctx: InertiaContext) {
-    const agents = await this.#agents(ctx)
-    try {
-      const person = await this.#person(ctx, agents)
+  reply(ctx: InertiaContext) {
+    return this.#forPerson(ctx, async (agents, person) => {
       await this.#row(ctx, agents, person)
       const settled = await agents.inbox.settle(ctx.params.id, ctx.request.body(), {
         by: person,
@@ -144,9 +143,7 @@ export default class InboxController {
         return ctx.response.redirect().back()
       }
       return { row: rowCard(settled) }
-    } catch (error) {
-      return this.#fail(ctx, error)
-    }
+    })
   }
 
   /**
