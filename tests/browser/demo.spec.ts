@@ -8,21 +8,13 @@
 
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { test } from '@japa/runner'
+import { freePort } from '../../fixtures/app/bin/launch.ts'
 import { dbName } from '../helpers/database.ts'
 import { eventually, launchBrowser, newSession } from '../helpers/browser.ts'
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url))
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
 
 test.group(`Demo | ${dbName()}`, (group) => {
   group.each.timeout(120_000)

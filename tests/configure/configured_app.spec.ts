@@ -16,9 +16,9 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { readdir, readFile, rm, unlink } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { test } from '@japa/runner'
+import { freePort } from '../../fixtures/app/bin/launch.ts'
 import { writeWebAppTree } from '../fixtures/web_app_tree.ts'
 
 const REPO_ROOT = new URL('../../', import.meta.url)
@@ -51,14 +51,6 @@ async function runApp(args: string[], env: NodeJS.ProcessEnv, timeout = 20_000):
   const [code] = await once(child, 'close')
   clearTimeout(timer)
   return { code, output }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
 }
 
 /**

@@ -8,6 +8,7 @@ import { MockLanguageModelV4 } from 'ai/test'
 import type { LanguageModelV4CallOptions, LanguageModelV4Content } from '@ai-sdk/provider'
 import { APICallError } from '@ai-sdk/provider'
 import vine from '@vinejs/vine'
+import { generateResult } from '../../fixtures/app/app/agents/scripted_model.ts'
 import { Agents, type AgentsOptions } from '../../src/runtime/agents.ts'
 import { defineTool } from '../../src/runtime/define_tool.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
@@ -19,11 +20,6 @@ export type ScriptStep =
       options: LanguageModelV4CallOptions
     ) => LanguageModelV4Content[] | Promise<LanguageModelV4Content[]>)
 
-const USAGE = {
-  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 5, text: 5, reasoning: undefined },
-}
-
 /**
  * A model that plays `steps` in order; a call past the end fails the test
  * loudly instead of inventing an answer.
@@ -34,14 +30,7 @@ export function scriptedModel(steps: ScriptStep[]) {
     doGenerate: async (options) => {
       const step = steps[next++]
       if (!step) throw new Error(`The scripted model has no step ${next}`)
-      const content = typeof step === 'function' ? await step(options) : step
-      const calls = content.some((part) => part.type === 'tool-call')
-      return {
-        content,
-        finishReason: { unified: calls ? 'tool-calls' : 'stop', raw: undefined },
-        usage: USAGE,
-        warnings: [],
-      }
+      return generateResult(typeof step === 'function' ? await step(options) : step)
     },
   })
 }
