@@ -22,6 +22,7 @@ configure({
     { name: 'questions', files: ['tests/questions/**/*.spec.ts'] },
     { name: 'mcp', files: ['tests/mcp/**/*.spec.ts'] },
     { name: 'persistence', files: ['tests/persistence/**/*.spec.ts'] },
+    { name: 'inbox', files: ['tests/inbox/**/*.spec.ts'] },
     { name: 'configure', files: ['tests/configure/**/*.spec.ts'] },
     { name: 'runtime', files: ['tests/runtime/**/*.spec.ts'] },
     { name: 'http', files: ['tests/http/**/*.spec.ts'] },

@@ -35,20 +35,18 @@ export default class AgentsInbox extends BaseCommand {
   async run() {
     const agents = await this.app.container.make('agents.runtime')
     if (this.row) return this.#settle(agents, this.row)
-    return this.#list()
+    return this.#list(agents)
   }
 
-  async #list() {
+  async #list(agents: Agents) {
     const { describeWaiting } = await import('../src/channels/terminal_answers.ts')
-    const { ToolCall } = await import('../src/persistence/models/tool_call.ts')
     const { AgentRun } = await import('../src/persistence/models/agent_run.ts')
 
-    const query = ToolCall.query().where('status', 'pending')
-    if (this.owner) query.where('owner_id', this.owner)
-    const rows = await query
-      .orderBy('created_at', 'asc')
-      .orderBy('sequence', 'asc')
-      .limit(this.limit)
+    const { rows } = await agents.inbox.list({
+      status: 'pending',
+      ownerId: this.owner,
+      limit: this.limit,
+    })
     if (rows.length === 0) {
       this.logger.info(this.owner ? `Nothing is waiting for ${this.owner}` : 'Nothing is waiting')
       return
@@ -56,14 +54,14 @@ export default class AgentsInbox extends BaseCommand {
 
     const runs = await AgentRun.query().whereIn(
       'id',
-      rows.map((row) => row.runId)
+      rows.flatMap((row) => (row.runId ? [row.runId] : []))
     )
     const agentOf = new Map(runs.map((run) => [run.id, run.agent]))
     for (const row of rows) {
       this.logger.log(`${this.colors.cyan(row.id)}  ${describeWaiting(row)}`)
       const details = [
-        `agent ${agentOf.get(row.runId) ?? '?'}`,
-        `run ${row.runId}`,
+        row.runId ? `agent ${agentOf.get(row.runId) ?? '?'}` : 'no agent run',
+        ...(row.runId ? [`run ${row.runId}`] : []),
         `owner ${row.ownerId ?? 'nobody'}`,
         `since ${row.createdAt.toISO()}`,
       ]
@@ -92,8 +90,10 @@ export default class AgentsInbox extends BaseCommand {
       return
     }
 
-    const run = await agents.run(row.runId)
-    this.logger.info(`Row ${row.id} of run ${row.runId} (agent "${run?.agent ?? '?'}")`)
+    const run = row.runId ? await agents.run(row.runId) : null
+    this.logger.info(
+      run ? `Row ${row.id} of run ${run.id} (agent "${run.agent}")` : `Row ${row.id} (no agent run)`
+    )
     const reader = new TerminalReader()
     try {
       const write = (line: string) => this.logger.log(line)
@@ -116,7 +116,7 @@ export default class AgentsInbox extends BaseCommand {
 
     // The settle resumed the run (in this process with the inline executor)
     await agents.idle()
-    const after = await agents.run(row.runId)
+    const after = row.runId ? await agents.run(row.runId) : null
     if (after) this.logger.info(`Run ${after.id} is ${after.status}`)
   }
 }

@@ -87,11 +87,19 @@ export default class AgentInboxProvider {
         agents: config.agents,
         limits: config.limits,
         leaseTtl: config.leaseTtl,
-        access: config.inbox,
         events: emitter,
       })
       await this.#startLive(config, emitter)
       return this.#agents
+    })
+    /*
+     * The access hooks are the HTTP layer's alone: the inbox and the runtime
+     * never see a request.
+     */
+    this.app.container.singleton('agents.access', async () => {
+      const { resolveAccess } = await import('../src/http/access.ts')
+      const config = await this.#config()
+      return resolveAccess(config?.inbox)
     })
     this.app.container.singleton('agents.inbox', async () => {
       const agents = await this.app.container.make('agents.runtime')

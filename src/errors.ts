@@ -19,10 +19,11 @@ export const E_EMPTY_QUESTION_SET = createError(
 )
 
 /**
- * The run was cancelled or aborted while waiting for a person.
+ * A wait was opened on a run that has ended (cancelled, failed or
+ * completed): nobody would ever read its answer.
  */
 export const E_ABORTED = createError<[string]>(
-  'Run "%s" was aborted before the question was answered',
+  'Run "%s" has ended, so the wait was not opened: nobody would read its answer. Start a new run instead',
   'E_ABORTED',
   409
 )
@@ -153,6 +154,15 @@ export const E_CANCELLED = createError<[string]>(
  * No such row (or run).
  */
 export const E_NOT_FOUND = createError<[string]>('%s', 'E_NOT_FOUND', 404)
+
+/**
+ * A page cursor that no inbox listing gave out.
+ */
+export const E_INVALID_CURSOR = createError(
+  'The cursor is not one the inbox gave out. Use the "next" value of the previous page, or leave it out for the first page',
+  'E_INVALID_CURSOR',
+  400
+)
 
 /**
  * The person may not see or settle this row.

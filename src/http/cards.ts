@@ -9,7 +9,8 @@ import type { Outcome, QuestionSet } from '../questions/types.ts'
 
 export type RowCard = {
   id: string
-  runId: string
+  /** Null for a wait opened outside the runtime (an MCP elicitation) */
+  runId: string | null
   kind: ToolCall['kind']
   status: ToolCall['status']
   toolName: string
@@ -36,7 +37,8 @@ export type RunSummary = {
   createdAt: string | null
 }
 
-export type RunGroup = { run: RunSummary; rows: RowCard[] }
+/** A run's cards; a wait opened outside the runtime is a group of its own with no run */
+export type RunGroup = { run: RunSummary | null; rows: RowCard[] }
 
 /**
  * A row as a card.
@@ -91,12 +93,13 @@ export function runSummary(run: AgentRun): RunSummary {
 export function groupByRun(rows: ToolCall[], runs: Map<string, AgentRun>): RunGroup[] {
   const groups = new Map<string, RunGroup>()
   for (const row of rows) {
-    const run = runs.get(row.runId)
-    if (!run) continue
-    let group = groups.get(run.id)
+    const run = row.runId ? runs.get(row.runId) : undefined
+    if (row.runId && !run) continue
+    const key = run ? run.id : `row:${row.id}`
+    let group = groups.get(key)
     if (!group) {
-      group = { run: runSummary(run), rows: [] }
-      groups.set(run.id, group)
+      group = { run: run ? runSummary(run) : null, rows: [] }
+      groups.set(key, group)
     }
     group.rows.push(rowCard(row))
   }

@@ -15,8 +15,10 @@ import {
   ReplyMismatchException,
 } from '../errors.ts'
 import { AgentRun } from '../persistence/models/agent_run.ts'
-import { ToolCall } from '../persistence/models/tool_call.ts'
+import { type ToolCall } from '../persistence/models/tool_call.ts'
+import type { InboxQuery } from '../inbox/list.ts'
 import type { Agents } from '../runtime/agents.ts'
+import type { InboxAccess } from './access.ts'
 import { groupByRun, rowCard, runSummary } from './cards.ts'
 
 /** The Inertia page the app receives as a stub */
@@ -44,8 +46,8 @@ export default class InboxController {
   /**
    * The signed-in person, or E_FORBIDDEN for a guest.
    */
-  async #person(ctx: HttpContext, agents: Agents): Promise<string> {
-    const person = await agents.inbox.access.identify(ctx)
+  async #person(ctx: HttpContext, access: InboxAccess): Promise<string> {
+    const person = await access.identify(ctx)
     if (!person) throw new E_FORBIDDEN()
     return person
   }
@@ -54,10 +56,14 @@ export default class InboxController {
    * Runs `work` for the signed-in person; known errors, a guest included,
    * become their responses through `#fail`.
    */
-  async #forPerson<T>(ctx: InertiaContext, work: (agents: Agents, person: string) => Promise<T>) {
+  async #forPerson<T>(
+    ctx: InertiaContext,
+    work: (agents: Agents, person: string, access: InboxAccess) => Promise<T>
+  ) {
     const agents = await this.#agents(ctx)
+    const access = await ctx.containerResolver.make('agents.access')
     try {
-      return await work(agents, await this.#person(ctx, agents))
+      return await work(agents, await this.#person(ctx, access), access)
     } catch (error) {
       return this.#fail(ctx, error)
     }
@@ -66,43 +72,63 @@ export default class InboxController {
   /**
    * A row the person may see, or E_NOT_FOUND / E_FORBIDDEN.
    */
-  async #row(ctx: HttpContext, agents: Agents, person: string): Promise<ToolCall> {
+  async #row(
+    ctx: HttpContext,
+    agents: Agents,
+    person: string,
+    access: InboxAccess
+  ): Promise<ToolCall> {
     const row = await agents.inbox.find(ctx.params.id)
     if (!row) throw new E_NOT_FOUND([`No row ${ctx.params.id}`])
-    if (!(await agents.inbox.access.authorize(ctx, row, person))) throw new E_FORBIDDEN()
+    if (!(await access.authorize(ctx, row, person))) throw new E_FORBIDDEN()
     return row
   }
 
-  async #listing(ctx: HttpContext, agents: Agents, person: string) {
-    const pending = ToolCall.query().where('status', 'pending')
-    await agents.inbox.access.scope(pending, ctx, person)
-    const rows = await pending.orderBy('created_at', 'asc').orderBy('sequence', 'asc').limit(200)
-    const runs = await AgentRun.query().whereIn(
-      'id',
-      rows.map((row) => row.runId)
-    )
-    return { person, groups: groupByRun(rows, new Map(runs.map((run) => [run.id, run]))) }
+  /**
+   * One page of the rows the person may see, through the access scope.
+   */
+  #page(
+    ctx: HttpContext,
+    agents: Agents,
+    person: string,
+    access: InboxAccess,
+    status: InboxQuery['status']
+  ) {
+    return agents.inbox.list({
+      status,
+      narrow: (query) => access.scope(query, ctx, person),
+      cursor: ctx.request.input('cursor') ?? null,
+      limit:
+        ctx.request.input('limit') === undefined ? undefined : Number(ctx.request.input('limit')),
+    })
   }
 
   /**
-   * Pending rows the person may settle, oldest first, grouped by run.
+   * Pending rows the person may settle, oldest first, grouped by run, a
+   * page at a time (`?cursor=` takes the `next` of the previous page).
    */
   index(ctx: InertiaContext) {
-    return this.#forPerson(ctx, async (agents, person) => {
-      const listing = await this.#listing(ctx, agents, person)
+    return this.#forPerson(ctx, async (agents, person, access) => {
+      const { rows, next } = await this.#page(ctx, agents, person, access, 'pending')
+      const runIds = rows.flatMap((row) => (row.runId ? [row.runId] : []))
+      const runs = await AgentRun.query().whereIn('id', runIds)
+      const listing = {
+        person,
+        groups: groupByRun(rows, new Map(runs.map((run) => [run.id, run]))),
+        next,
+      }
       return wantsPage(ctx) ? ctx.inertia!.render(INBOX_PAGE, listing) : listing
     })
   }
 
   /**
-   * Rows settled lately that the person may see, newest first.
+   * Rows settled lately that the person may see, newest first, a page at
+   * a time.
    */
   settled(ctx: HttpContext) {
-    return this.#forPerson(ctx, async (agents, person) => {
-      const query = ToolCall.query().whereNot('status', 'pending').whereNotNull('settled_at')
-      await agents.inbox.access.scope(query, ctx, person)
-      const rows = await query.orderBy('settled_at', 'desc').limit(50)
-      return { rows: rows.map(rowCard) }
+    return this.#forPerson(ctx, async (agents, person, access) => {
+      const { rows, next } = await this.#page(ctx, agents, person, access, 'settled')
+      return { rows: rows.map(rowCard), next }
     })
   }
 
@@ -111,8 +137,10 @@ export default class InboxController {
    * and who settled what, via what, when.
    */
   show(ctx: HttpContext) {
-    return this.#forPerson(ctx, async (agents, person) => {
-      const row = await this.#row(ctx, agents, person)
+    return this.#forPerson(ctx, async (agents, person, access) => {
+      const row = await this.#row(ctx, agents, person, access)
+      // A wait opened outside the runtime has no run to tell
+      if (!row.runId) return { row: rowCard(row), run: null, rows: [rowCard(row)], journal: [] }
       const { run, rows, journal } = await agents.transcript(row.runId)
       return {
         row: rowCard(row),
@@ -132,8 +160,8 @@ export default class InboxController {
    * Settles a row with the request body as the reply.
    */
   reply(ctx: InertiaContext) {
-    return this.#forPerson(ctx, async (agents, person) => {
-      await this.#row(ctx, agents, person)
+    return this.#forPerson(ctx, async (agents, person, access) => {
+      await this.#row(ctx, agents, person, access)
       const settled = await agents.inbox.settle(ctx.params.id, ctx.request.body(), {
         by: person,
         via: wantsPage(ctx) ? 'web' : 'api',

@@ -26,7 +26,7 @@ export const LIVE_CHANNEL = 'agent_inbox/:person'
  * were cancelled with it (no row event is emitted for them).
  */
 export type LiveMessage =
-  | { type: 'row:created' | 'row:settled'; rowId: string; runId: string }
+  | { type: 'row:created' | 'row:settled'; rowId: string; runId: string | null }
   | { type: 'run:cancelled'; runId: string }
 
 /**

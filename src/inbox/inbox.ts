@@ -1,51 +1,148 @@
 /*
- * The inbox as a service: what is waiting for a person, and settling it.
- * Channels (the Inertia page, the terminal, the JSON API) all go through
- * here, so every settlement takes the same path and leaves the same audit.
+ * The inbox owns the whole life of a pending row: `open` creates it (the
+ * runtime's driver does, and so can anything else that needs a person: an
+ * MCP elicitation, a policy, a reminder), `list` finds rows, `settle`
+ * applies a reply, `expire`/`sweepExpired` settle the rows nobody answered.
+ * Every channel (the page, the terminal, the JSON API) goes through here,
+ * so every settlement takes the same path and leaves the same audit.
+ *
+ * It knows nothing of HTTP or of the runtime: who may see a row is the HTTP
+ * layer's business (it narrows `list`), and resuming a run after a settle
+ * is the runtime's (it listens through `onSettled`/`onExpired`).
  */
 
 import { DateTime } from 'luxon'
+import type { EventSink } from '../events.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
-import { resolveAccess, type InboxAccess } from '../http/access.ts'
 import { preparedColumns } from '../persistence/prepared_columns.ts'
+import { questionSetFingerprint } from '../questions/memory.ts'
+import type { ExpiryPolicy } from '../questions/settle.ts'
+import type { QuestionOutcome } from '../questions/types.ts'
+import { hashArgs } from './args_hash.ts'
+import { listRows, type InboxPage, type InboxQuery } from './list.ts'
+import { insertRow, type RowHolder } from './rows.ts'
 import { RowSettler, type RowSettlerOptions, type SettleOptions } from './row_settler.ts'
+import type { WaitRequest } from './wait.ts'
 
-/**
- * @example
- * const rows = await inbox.pending('user:1')
- * await inbox.settle(rows[0].id, { answers: {} , skip: true }, { by: 'user:1', via: 'api' })
- */
 export type InboxOptions = RowSettlerOptions & {
   /** Called after a row is settled and committed: the runtime resumes its run here */
   onSettled?: (row: ToolCall) => void | Promise<void>
-  /** Who may see and settle rows over HTTP (config `inbox` hooks) */
-  access?: Partial<InboxAccess>
+  /** Receives `agents:row:created` for every row opened pending */
+  events?: EventSink
 }
 
+export type OpenOptions = {
+  /** When nobody answered by then, the row is settled by `onExpiry`; null: never */
+  expiresAt?: DateTime | null
+  /** What expiry does: take the defaults (default), reject, or cancel the run */
+  onExpiry?: ExpiryPolicy
+  /** A question of the model's: spends one of the run's ask budget with the row */
+  spendsBudget?: boolean
+  /**
+   * The same questions were answered earlier in this run (answer memory):
+   * the row is written already answered with this outcome, via `memory`,
+   * and waits for nobody.
+   */
+  recalled?: QuestionOutcome
+}
+
+/**
+ * A tool call that needs nobody: written for the audit trail, and so that
+ * executing it once can be claimed on the row.
+ */
+export type RecordedCall = {
+  kind: 'read' | 'action'
+  toolName: string
+  toolCallId: string | null
+  args: unknown
+  summary: string
+}
+
+/**
+ * @example
+ * const row = await inbox.open(run, { kind: 'ask', set, toolCallId: 'call_1' })
+ * const { rows, next } = await inbox.list({ status: 'pending', ownerId: 'user:1' })
+ * await inbox.settle(row.id, { answers: {}, skip: true }, { by: 'user:1', via: 'api' })
+ */
 export class Inbox {
   #settler: RowSettler
   #now: () => DateTime
   #onSettled?: InboxOptions['onSettled']
-  readonly access: InboxAccess
+  #events?: EventSink
 
   constructor(options: InboxOptions = {}) {
     this.#settler = new RowSettler(options)
     this.#now = options.now ?? (() => DateTime.now())
     this.#onSettled = options.onSettled
-    this.access = resolveAccess(options.access)
+    this.#events = options.events
   }
 
   /**
-   * Pending rows owned by a person, oldest first (served by the
-   * `agent_tool_calls_inbox_index`).
+   * Opens a wait: a row that stays pending until a person (or its expiry)
+   * settles it. `holder` is the run it belongs to, or `{ id: null,
+   * ownerId }` for a wait from outside the runtime. Emits
+   * `agents:row:created` once the row is committed. Raises E_ABORTED when
+   * the run is known to have ended.
    */
-  pending(ownerId: string, options: { limit?: number } = {}): Promise<ToolCall[]> {
-    return ToolCall.query()
-      .where('status', 'pending')
-      .where('owner_id', ownerId)
-      .orderBy('created_at', 'asc')
-      .orderBy('sequence', 'asc')
-      .limit(options.limit ?? 100)
+  async open(holder: RowHolder, wait: WaitRequest, options: OpenOptions = {}): Promise<ToolCall> {
+    const recalled = 'set' in wait ? options.recalled : undefined
+    const row = await insertRow(
+      holder,
+      {
+        kind: wait.kind,
+        toolName: wait.toolName ?? wait.kind,
+        toolCallId: wait.toolCallId ?? null,
+        ...('set' in wait
+          ? { request: wait.set, fingerprint: questionSetFingerprint(wait.set) }
+          : { request: { args: wait.args, summary: wait.summary }, argsHash: hashArgs(wait.args) }),
+        ...(recalled
+          ? {
+              status: 'answered',
+              outcome: recalled,
+              answeredBy: recalled.answeredBy,
+              answeredVia: 'memory',
+              settledAt: this.#now(),
+            }
+          : {
+              status: 'pending',
+              expiresAt: options.expiresAt ?? null,
+              onExpiry: options.onExpiry ?? 'defaults',
+            }),
+      },
+      options.spendsBudget === true && !recalled
+    )
+    if (row.status === 'pending') await this.#events?.emit('agents:row:created', { row })
+    return row
+  }
+
+  /**
+   * Records a tool call that runs without a person (status `auto`).
+   */
+  record(holder: RowHolder, call: RecordedCall): Promise<ToolCall> {
+    return insertRow(holder, {
+      kind: call.kind,
+      toolName: call.toolName,
+      toolCallId: call.toolCallId,
+      status: 'auto',
+      request: { args: call.args, summary: call.summary },
+      argsHash: hashArgs(call.args),
+    })
+  }
+
+  /**
+   * One page of pending or settled rows. See `InboxQuery`.
+   */
+  list(query: InboxQuery): Promise<InboxPage> {
+    return listRows(query)
+  }
+
+  /**
+   * Pending rows owned by a person, oldest first: the first page of
+   * `list({ status: 'pending', ownerId })`.
+   */
+  async pending(ownerId: string, options: { limit?: number } = {}): Promise<ToolCall[]> {
+    const page = await this.list({ status: 'pending', ownerId, limit: options.limit })
+    return page.rows
   }
 
   /**
@@ -66,6 +163,14 @@ export class Inbox {
   }
 
   /**
+   * Settles one pending row by its expiry policy, now. Returns the settled
+   * row, or null when it was no longer pending (someone answered first).
+   */
+  async expire(row: ToolCall): Promise<ToolCall | null> {
+    return (await this.#settler.expire(row)) ? row.refresh() : null
+  }
+
+  /**
    * Settles every pending row whose expiry has passed, by its policy.
    * Returns the rows this call settled (rows answered meanwhile are left).
    */
@@ -77,7 +182,8 @@ export class Inbox {
       .where('expires_at', '<=', preparedColumns(new ToolCall(), { expiresAt: at }).expires_at)
     const settled: ToolCall[] = []
     for (const row of due) {
-      if (await this.#settler.expire(row)) settled.push(await row.refresh())
+      const expired = await this.expire(row)
+      if (expired) settled.push(expired)
     }
     return settled
   }

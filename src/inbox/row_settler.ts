@@ -22,10 +22,10 @@ import type {
   DecisionReply,
   Outcome,
   QuestionLimits,
-  QuestionSet,
   Reply,
 } from '../questions/types.ts'
 import { ToolCall, type ToolCallStatus } from '../persistence/models/tool_call.ts'
+import { waitOf } from './wait.ts'
 import { affectedRows, preparedColumns } from '../persistence/prepared_columns.ts'
 import debug from '../debug.ts'
 
@@ -55,15 +55,6 @@ export type RowSettlerOptions = {
    * sweep, so the run never waits on a row that is no longer pending.
    */
   onExpired?: (row: ToolCall) => void | Promise<void>
-}
-
-/**
- * The wait a row stands for, in the pure model's terms.
- */
-function waitOf(row: ToolCall) {
-  return row.waitsForAnswers
-    ? { kind: 'question' as const, set: row.request as QuestionSet }
-    : { kind: 'approval' as const, toolName: row.toolName }
 }
 
 function statusFor(outcome: Outcome): ToolCallStatus {

@@ -7,7 +7,6 @@
 import { DateTime } from 'luxon'
 import { E_NOT_FOUND, InvalidReplyException } from '../errors.ts'
 import type { EventSink } from '../events.ts'
-import type { InboxAccess } from '../http/access.ts'
 import { Inbox } from '../inbox/inbox.ts'
 import type { EditedInputValidator } from '../inbox/row_settler.ts'
 import { AgentRun } from '../persistence/models/agent_run.ts'
@@ -27,8 +26,6 @@ export type AgentsOptions = {
   leaseTtl?: number
   owner?: string
   onCheckpoint?: RunDriverOptions['onCheckpoint']
-  /** Who may see and settle rows over HTTP */
-  access?: Partial<InboxAccess>
   /** Build another executor (a queue) around the driver; inline by default */
   executor?: (driver: RunDriver) => RunExecutor
 }
@@ -62,21 +59,22 @@ export class Agents {
       this.definitions.set(agent.name, agent)
     }
     this.#events = options.events
+    this.inbox = new Inbox({
+      limits: options.limits,
+      events: options.events,
+      validateEditedInput: this.#validateEdit,
+      onSettled: (row) => this.#settled(row),
+      onExpired: (row) => this.#expired(row),
+    })
     this.driver = new RunDriver({
       agents: this.definitions,
+      inbox: this.inbox,
       events: options.events,
       leaseTtl: options.leaseTtl,
       owner: options.owner,
       onCheckpoint: options.onCheckpoint,
     })
     this.executor = options.executor?.(this.driver) ?? new InlineExecutor(this.driver)
-    this.inbox = new Inbox({
-      limits: options.limits,
-      validateEditedInput: this.#validateEdit,
-      onSettled: (row) => this.#settled(row),
-      onExpired: (row) => this.#expired(row),
-      access: options.access,
-    })
   }
 
   /**
@@ -218,12 +216,17 @@ export class Agents {
    * `cancel` cancels its run, the others resume it.
    */
   async #expired(row: ToolCall) {
-    if (row.onExpiry === 'cancel') await this.cancel(row.runId)
+    if (row.onExpiry === 'cancel' && row.runId) await this.cancel(row.runId)
     else await this.#settled(row)
   }
 
+  /**
+   * A settled row resumes its run; a wait opened outside the runtime has
+   * no run, and its opener reads the outcome from the row.
+   */
   async #settled(row: ToolCall) {
     await this.#events?.emit('agents:row:settled', { row })
+    if (!row.runId) return
     const run = await AgentRun.find(row.runId)
     if (run) await this.#events?.emit('agents:run:resumed', { run })
     await this.executor.resume(row.runId)
@@ -233,8 +236,8 @@ export class Agents {
    * Edited args are checked against the tool's own Vine schema.
    */
   #validateEdit: EditedInputValidator = async (row, editedInput) => {
-    const run = await AgentRun.findOrFail(row.runId)
-    const definition = this.definitions.get(run.agent)?.tools.get(row.toolName)
+    const run = row.runId ? await AgentRun.find(row.runId) : null
+    const definition = run && this.definitions.get(run.agent)?.tools.get(row.toolName)
     if (!definition) {
       throw new InvalidReplyException([
         { path: 'editedInput', message: `tool "${row.toolName}" is no longer defined` },

@@ -16,7 +16,14 @@ import { APICallError, generateText, jsonSchema, RetryError, tool, type ToolSet 
 import { E_DELEGATED_CALLER, E_NO_ANSWERER } from '../errors.ts'
 import type { EventSink } from '../events.ts'
 import { hashArgs } from '../inbox/args_hash.ts'
-import { AgentRun, type RunStatus } from '../persistence/models/agent_run.ts'
+import type { Inbox, OpenOptions, RecordedCall } from '../inbox/inbox.ts'
+import type { WaitRequest } from '../inbox/wait.ts'
+import {
+  AgentRun,
+  FINISHED_RUN_STATUSES,
+  isFinished,
+  type RunStatus,
+} from '../persistence/models/agent_run.ts'
 import { RunCheckpoint } from '../persistence/models/run_checkpoint.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
 import { affectedRows, nextSequence, preparedColumns } from '../persistence/prepared_columns.ts'
@@ -51,6 +58,8 @@ export type CheckpointPoint = 'after-response-saved' | 'after-result-saved' | 'b
 
 export type RunDriverOptions = {
   agents: Map<string, AgentDefinition>
+  /** Where the run's rows are written and its waits opened */
+  inbox: Inbox
   events?: EventSink
   /** How long a lease lasts without a heartbeat; default 60 s */
   leaseTtl?: number
@@ -66,8 +75,6 @@ const CANCELLED = Symbol('cancelled')
 
 type CallResult = ToolOutput | typeof WAIT | typeof CANCELLED
 
-const FINISHED: RunStatus[] = ['completed', 'failed', 'cancelled']
-
 const CHILD_NOTE =
   'You were started by another run and cannot ask a person. When a decision needs a person, make the most reasonable assumption, and list the open questions in your final answer so the parent run can ask them.'
 
@@ -78,6 +85,7 @@ const CHILD_NOTE =
  */
 export class RunDriver {
   #agents: Map<string, AgentDefinition>
+  #inbox: Inbox
   #events?: EventSink
   #leaseTtl: number
   #onCheckpoint?: RunDriverOptions['onCheckpoint']
@@ -87,6 +95,7 @@ export class RunDriver {
 
   constructor(options: RunDriverOptions) {
     this.#agents = options.agents
+    this.#inbox = options.inbox
     this.#events = options.events
     this.#leaseTtl = options.leaseTtl ?? 60_000
     this.#onCheckpoint = options.onCheckpoint
@@ -117,7 +126,7 @@ export class RunDriver {
       if (!(await this.#acquire(runId))) {
         // Refused: a finished run says so; a live one is held by another driver
         const run = await AgentRun.find(runId)
-        return run && FINISHED.includes(run.status) ? run.status : 'busy'
+        return run && isFinished(run.status) ? run.status : 'busy'
       }
       const heartbeat = setInterval(() => void this.#extend(runId), this.#leaseTtl / 3)
       heartbeat.unref()
@@ -144,7 +153,7 @@ export class RunDriver {
   async #loop(runId: string): Promise<RunStatus> {
     for (;;) {
       const run = await AgentRun.findOrFail(runId)
-      if (FINISHED.includes(run.status)) return run.status
+      if (isFinished(run.status)) return run.status
       const agent = this.#agents.get(run.agent)
       if (!agent) {
         return this.#fail(run, 'E_UNKNOWN_AGENT', `No agent named "${run.agent}" is registered`)
@@ -216,7 +225,7 @@ export class RunDriver {
    */
   async #callModel(run: AgentRun, agent: AgentDefinition, step: number) {
     await run.refresh()
-    if (FINISHED.includes(run.status)) return run.status
+    if (isFinished(run.status)) return run.status
     const journal = await this.#journal(run.id)
     const child = run.parentRunId !== null
     const instructions = agent.instructions(run.input)
@@ -293,21 +302,15 @@ export class RunDriver {
       }
       // A retried run does not ask its intake again (SPEC §2.9)
       const recalled = await this.#recall(run, 'intake', checked.value)
-      row = await this.#createRow(run, rows, {
-        kind: 'intake',
-        toolName: 'intake',
-        request: checked.value,
-        fingerprint: questionSetFingerprint(checked.value),
-        ...(recalled
-          ? {
-              status: 'answered',
-              outcome: recalled,
-              answeredBy: recalled.answeredBy,
-              answeredVia: 'memory',
-              settledAt: DateTime.now(),
-            }
-          : { status: 'pending', ...this.#expiry(agent) }),
-      })
+      row = await this.#open(
+        run,
+        rows,
+        { kind: 'intake', set: checked.value },
+        {
+          ...this.#expiry(agent),
+          recalled: recalled ?? undefined,
+        }
+      )
     }
     if (row.status === 'pending') return WAIT
     if (row.status === 'cancelled') return CANCELLED
@@ -338,16 +341,18 @@ export class RunDriver {
         )
       }
       const approval = await definition.needsApproval(checked.value)
-      const created = await this.#createRow(run, rows, {
+      const recorded = {
         kind: definition.kind,
         toolName: definition.name,
         toolCallId: call.toolCallId,
-        status: approval ? 'pending' : 'auto',
-        request: { args: checked.value, summary: definition.summarize(checked.value) },
-        argsHash: hashArgs(checked.value),
-        ...(approval ? this.#expiry(agent) : {}),
-      })
-      if (approval) return WAIT
+        args: checked.value,
+        summary: definition.summarize(checked.value),
+      } satisfies RecordedCall
+      if (approval) {
+        await this.#open(run, rows, recorded, this.#expiry(agent))
+        return WAIT
+      }
+      const created = await this.#record(run, rows, recorded)
       return this.#executeOnce(run, definition, created, checked.value, null)
     }
 
@@ -394,39 +399,20 @@ export class RunDriver {
     const checked = await validateQuestionSet(call.input, agent.limits)
     if (!checked.ok) return errorOutput(formatIssuesForModel(checked.issues))
 
-    const fingerprint = questionSetFingerprint(checked.value)
     const recalled = await this.#recall(run, 'ask', checked.value)
+    const ask = {
+      kind: 'ask',
+      set: checked.value,
+      toolName: ASK_TOOL_NAME,
+      toolCallId: call.toolCallId,
+    } satisfies WaitRequest
     if (recalled) {
       debug('run %s: ask %s answered from memory', run.id, call.toolCallId)
-      await this.#createRow(run, rows, {
-        kind: 'ask',
-        toolName: ASK_TOOL_NAME,
-        toolCallId: call.toolCallId,
-        status: 'answered',
-        request: checked.value,
-        fingerprint,
-        outcome: recalled,
-        answeredBy: recalled.answeredBy,
-        answeredVia: 'memory',
-        settledAt: DateTime.now(),
-      })
+      await this.#open(run, rows, ask, { recalled })
       return { type: 'text', value: recalled.text }
     }
-
-    await this.#createRow(
-      run,
-      rows,
-      {
-        kind: 'ask',
-        toolName: ASK_TOOL_NAME,
-        toolCallId: call.toolCallId,
-        status: 'pending',
-        request: checked.value satisfies QuestionSet,
-        fingerprint,
-        ...this.#expiry(agent),
-      },
-      true
-    )
+    await this.#open(run, rows, ask, { ...this.#expiry(agent), spendsBudget: true })
+    run.askCount += 1
     return WAIT
   }
 
@@ -521,35 +507,17 @@ export class RunDriver {
   }
 
   /**
-   * Creates a row of the run's current attempt, next in sequence. An ask
-   * row spends the run's question budget in the same transaction.
+   * Opens a wait of the run through the inbox and keeps the row in `rows`.
    */
-  async #createRow(
-    run: AgentRun,
-    rows: ToolCall[],
-    attributes: Partial<ToolCall>,
-    spendsBudget = false
-  ): Promise<ToolCall> {
-    const row = await AgentRun.transaction(async (trx) => {
-      const created = await ToolCall.create(
-        {
-          runId: run.id,
-          attempt: run.attempt,
-          ownerId: run.ownerId,
-          sequence: await nextSequence(ToolCall, run.id, trx),
-          ...attributes,
-        },
-        { client: trx }
-      )
-      if (spendsBudget) {
-        await AgentRun.query({ client: trx }).where('id', run.id).increment('ask_count', 1)
-        run.askCount += 1
-      }
-      return created
-    })
+  async #open(run: AgentRun, rows: ToolCall[], wait: WaitRequest, options: OpenOptions) {
+    const row = await this.#inbox.open(run, wait, options)
     rows.push(row)
-    debug('run %s: row %s (%s, %s)', run.id, row.id, row.kind, row.status)
-    if (row.status === 'pending') await this.#events?.emit('agents:row:created', { row })
+    return row
+  }
+
+  async #record(run: AgentRun, rows: ToolCall[], call: RecordedCall) {
+    const row = await this.#inbox.record(run, call)
+    rows.push(row)
     return row
   }
 
@@ -579,7 +547,7 @@ export class RunDriver {
   async #transition(run: AgentRun, status: RunStatus, changes: Partial<AgentRun> = {}) {
     const affected = await AgentRun.query()
       .where('id', run.id)
-      .whereNotIn('status', FINISHED)
+      .whereNotIn('status', FINISHED_RUN_STATUSES)
       .update(preparedColumns(run, { status, ...changes, updatedAt: DateTime.now() }))
     if (affectedRows(affected) !== 1) {
       const current = await AgentRun.findOrFail(run.id)
@@ -624,7 +592,7 @@ export class RunDriver {
     const probe = new AgentRun()
     const affected = await AgentRun.query()
       .where('id', runId)
-      .whereNotIn('status', FINISHED)
+      .whereNotIn('status', FINISHED_RUN_STATUSES)
       .where((free) =>
         free
           .whereNull('lease_owner')

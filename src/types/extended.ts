@@ -3,6 +3,7 @@
  */
 
 import type { AgentEvents } from '../events.ts'
+import type { InboxAccess } from '../http/access.ts'
 import type { Inbox } from '../inbox/inbox.ts'
 import type { Agents } from '../runtime/agents.ts'
 
@@ -10,6 +11,8 @@ declare module '@adonisjs/core/types' {
   interface ContainerBindings {
     'agents.runtime': Agents
     'agents.inbox': Inbox
+    /** Who may see and settle rows over HTTP: the config's `inbox` hooks over the defaults */
+    'agents.access': InboxAccess
   }
   interface EventsList extends AgentEvents {}
 }

@@ -11,6 +11,20 @@ import { jsonColumn } from '../json_column.ts'
 
 export type RunStatus = 'queued' | 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled'
 
+/** Statuses a run never leaves */
+export const FINISHED_RUN_STATUSES = [
+  'completed',
+  'failed',
+  'cancelled',
+] as const satisfies RunStatus[]
+
+/**
+ * Whether a run with this status has ended for good.
+ */
+export function isFinished(status: RunStatus | string): boolean {
+  return (FINISHED_RUN_STATUSES as readonly string[]).includes(status)
+}
+
 export class AgentRun extends BaseModel {
   static table = 'agent_runs'
   static selfAssignPrimaryKey = true

@@ -37,8 +37,9 @@ export class ToolCall extends BaseModel {
   @column({ isPrimary: true })
   declare id: string
 
+  /** Null for a wait opened from outside the runtime (an MCP elicitation) */
   @column()
-  declare runId: string
+  declare runId: string | null
 
   /** Position of the row in its run, from 1 */
   @column()
@@ -116,12 +117,5 @@ export class ToolCall extends BaseModel {
     row.id ??= randomUUID()
     row.onExpiry ??= 'defaults'
     row.attempt ??= 1
-  }
-
-  /**
-   * Whether this row waits for a question-set reply (as opposed to a decision).
-   */
-  get waitsForAnswers(): boolean {
-    return this.kind === 'ask' || this.kind === 'intake'
   }
 }
