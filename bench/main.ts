@@ -1,0 +1,74 @@
+/*
+ * `npm run bench`: the figures of the durable core, each next to a floor
+ * measured in the same run, on SQLite and PostgreSQL (and MySQL when it
+ * answers). `npm run bench -- --quick` is the smoke run CI uses: fewer
+ * steps and repetitions, the same figures; its numbers are not asserted.
+ *
+ *   npm run bench -- [--quick] [--db=sqlite,pg,mysql]
+ */
+
+import { parseArgs } from 'node:util'
+import { createTestApp, type DbName } from '../tests/helpers/database.ts'
+import { measureDurableStep, measureGrowth } from './durable_step.ts'
+import { formatNumber, formatSpread, table, type Row } from './stats.ts'
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    db: { type: 'string', default: 'sqlite,pg,mysql' },
+  },
+})
+
+const quick = values.quick
+const sizes = quick
+  ? { steps: 20, repetitions: 3, growthSteps: 60 }
+  : { steps: 200, repetitions: 5, growthSteps: 1000 }
+
+const rows: Record<string, Row> = {}
+function cell(figure: string, goal: string, db: string, value: string) {
+  rows[figure] ??= { figure, cells: {}, goal }
+  rows[figure].cells[db] = value
+}
+
+const columns: string[] = []
+for (const name of values.db.split(',').map((item) => item.trim()) as DbName[]) {
+  process.env.DB = name
+  let testApp: Awaited<ReturnType<typeof createTestApp>>
+  try {
+    testApp = await createTestApp()
+  } catch (error) {
+    console.error(`${name}: not reachable, left out (${(error as Error).message})`)
+    continue
+  }
+  columns.push(name)
+  try {
+    console.error(`${name}: durable step, ${sizes.steps} steps × ${sizes.repetitions}`)
+    const step = await measureDurableStep(testApp.db, sizes)
+    cell('per step through the package (ms)', '', name, formatSpread(step.packageStep))
+    cell('one INSERT+COMMIT of a 1 KB row (ms, floor)', '', name, formatSpread(step.insertFloor))
+    cell('one step of the plain AI SDK loop (ms, floor)', '', name, formatSpread(step.plainStep))
+    cell('package / (insert + plain step)', '≤ 1.5×', name, formatSpread(step.ratio, '×'))
+    cell(
+      'SQL statements per step (commits)',
+      '≤ 3 (1–2)',
+      name,
+      `${formatNumber(step.statementsPerStep)} (${formatNumber(step.commitsPerStep)})`
+    )
+
+    console.error(`${name}: growth over ${sizes.growthSteps} steps`)
+    const growth = await measureGrowth({ steps: sizes.growthSteps })
+    cell(
+      `per-step cost at step ${sizes.growthSteps} vs step 10`,
+      '≤ 1.2×',
+      name,
+      `${formatNumber(growth.ratio)}× (${formatNumber(growth.late)} ms)`
+    )
+  } finally {
+    await testApp.terminate()
+  }
+}
+
+console.log(
+  `\nadonis-agent-inbox bench${quick ? ' (quick)' : ''}, ${new Date().toISOString().slice(0, 10)}: median (min–max) of interleaved repetitions\n`
+)
+console.log(table(Object.values(rows), columns))
