@@ -10,6 +10,8 @@
 import { parseArgs } from 'node:util'
 import { createTestApp, type DbName } from '../tests/helpers/database.ts'
 import { measureDurableStep, measureGrowth } from './durable_step.ts'
+import { measureHttpSettle } from './http_settle.ts'
+import { measureInboxPage } from './inbox_page.ts'
 import { formatNumber, formatSpread, table, type Row } from './stats.ts'
 
 const { values } = parseArgs({
@@ -21,8 +23,14 @@ const { values } = parseArgs({
 
 const quick = values.quick
 const sizes = quick
-  ? { steps: 20, repetitions: 3, growthSteps: 60 }
-  : { steps: 200, repetitions: 5, growthSteps: 1000 }
+  ? { steps: 20, repetitions: 3, growthSteps: 60, settleRows: 100, pageSizes: [1_000, 10_000] }
+  : {
+      steps: 200,
+      repetitions: 5,
+      growthSteps: 1000,
+      settleRows: 500,
+      pageSizes: [10_000, 1_000_000],
+    }
 
 const rows: Record<string, Row> = {}
 function cell(figure: string, goal: string, db: string, value: string) {
@@ -63,9 +71,50 @@ for (const name of values.db.split(',').map((item) => item.trim()) as DbName[]) 
       name,
       `${formatNumber(growth.ratio)}× (${formatNumber(growth.late)} ms)`
     )
+
+    console.error(`${name}: inbox page at ${sizes.pageSizes.join(', ')} rows`)
+    const pages = await measureInboxPage(testApp.db, {
+      sizes: sizes.pageSizes,
+      repetitions: sizes.repetitions * 4,
+    })
+    for (const page of pages) {
+      cell(
+        `inbox.list pending / hand-written SQL at ${page.size.toLocaleString('en')} rows`,
+        '≤ 1.5×',
+        name,
+        `${formatSpread(page.pending.ratio, '×')}; ${formatNumber(page.pending.inbox.median)} ms`
+      )
+      cell(
+        `inbox.list settled / hand-written SQL at ${page.size.toLocaleString('en')} rows`,
+        '≤ 1.5×',
+        name,
+        `${formatSpread(page.settled.ratio, '×')}; ${formatNumber(page.settled.inbox.median)} ms`
+      )
+    }
+    const [smallest, largest] = [pages[0], pages.at(-1)!]
+    cell(
+      `first pending page, ${largest.size.toLocaleString('en')} vs ${smallest.size.toLocaleString('en')} rows`,
+      '≤ 1.3×',
+      name,
+      `${formatNumber(largest.pending.inbox.median / smallest.pending.inbox.median)}×`
+    )
   } finally {
     await testApp.terminate()
   }
+
+  // The HTTP figure boots its own web app on the same database
+  console.error(`${name}: HTTP settle of ${sizes.settleRows} rows, concurrency 10`)
+  const settle = await measureHttpSettle({
+    rows: sizes.settleRows,
+    repetitions: sizes.repetitions,
+    concurrency: 10,
+  })
+  cell(
+    'HTTP settle / trivial JSON route, concurrency 10 (req/s)',
+    '≥ 0.5×',
+    name,
+    `${formatSpread(settle.ratio, '×')} (${formatNumber(settle.settle.median)} vs ${formatNumber(settle.trivial.median)})`
+  )
 }
 
 console.log(
