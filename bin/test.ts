@@ -23,6 +23,8 @@ configure({
     { name: 'mcp', files: ['tests/mcp/**/*.spec.ts'] },
     { name: 'persistence', files: ['tests/persistence/**/*.spec.ts'] },
     { name: 'inbox', files: ['tests/inbox/**/*.spec.ts'] },
+    // The layers of src/ read from its imports (docs/design.md)
+    { name: 'layout', files: ['tests/layout/**/*.spec.ts'] },
     { name: 'configure', files: ['tests/configure/**/*.spec.ts'] },
     { name: 'runtime', files: ['tests/runtime/**/*.spec.ts'] },
     { name: 'http', files: ['tests/http/**/*.spec.ts'] },

@@ -1,0 +1,115 @@
+/*
+ * The layers of src/ (docs/design.md §2), read from the code's own import
+ * statements: the pure question model stays pure, the inbox knows nothing
+ * of HTTP or the runtime, the HTTP side is reached only through the
+ * provider and the routes, and no file grows past what a reader can hold.
+ */
+
+import { test } from '@japa/runner'
+import { readdir, readFile } from 'node:fs/promises'
+import { dirname, join, relative, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+
+type Source = { file: string; lines: number; imports: { target: string; typeOnly: boolean }[] }
+
+async function walk(folder: string): Promise<string[]> {
+  const entries = await readdir(join(ROOT, folder), { withFileTypes: true })
+  const files: string[] = []
+  for (const entry of entries) {
+    const path = join(folder, entry.name)
+    if (entry.isDirectory()) files.push(...(await walk(path)))
+    else if (/\.tsx?$/.test(entry.name)) files.push(path)
+  }
+  return files
+}
+
+/**
+ * Every relative import of a file, resolved to a path from the root, and
+ * whether it brings types only (erased at run time).
+ */
+async function read(file: string): Promise<Source> {
+  const text = await readFile(join(ROOT, file), 'utf8')
+  const imports: Source['imports'] = []
+  const pattern =
+    /^\s*(import|export)\s+(type\s+)?[^'"]*?from\s+['"](\.[^'"]+)['"]|import\(['"](\.[^'"]+)['"]\)/gm
+  for (const match of text.matchAll(pattern)) {
+    const specifier = match[3] ?? match[4]
+    const target = relative(ROOT, resolve(dirname(join(ROOT, file)), specifier))
+    imports.push({ target, typeOnly: Boolean(match[2]) })
+  }
+  return { file, lines: text.split('\n').length, imports }
+}
+
+async function sources(...folders: string[]) {
+  const files = await Promise.all(folders.map(walk))
+  return Promise.all(files.flat().map(read))
+}
+
+function offenders(list: Source[], allowed: (target: string, source: Source) => boolean) {
+  return list.flatMap((source) =>
+    source.imports
+      .filter((item) => !allowed(item.target, source))
+      .map((item) => `${source.file} imports ${item.target}`)
+  )
+}
+
+test.group('Layers of src/', () => {
+  test('the question model imports nothing of the package but errors', async ({ assert }) => {
+    const list = await sources('src/questions')
+    assert.deepEqual(
+      offenders(
+        list,
+        (target) => target.startsWith('src/questions/') || target === 'src/errors.ts'
+      ),
+      []
+    )
+  })
+
+  test('the MCP mapping is pure: questions and errors only', async ({ assert }) => {
+    const list = await sources('src/mcp')
+    assert.deepEqual(
+      offenders(
+        list,
+        (target) => /^src\/(mcp|questions)\//.test(target) || target === 'src/errors.ts'
+      ),
+      []
+    )
+  })
+
+  test('the inbox never imports the HTTP side or the runtime', async ({ assert }) => {
+    const list = await sources('src/inbox')
+    assert.deepEqual(
+      offenders(list, (target) => !/^src\/(http|runtime|channels)\//.test(target)),
+      []
+    )
+  })
+
+  test('nothing imports the HTTP side but the provider, the routes and type surfaces', async ({
+    assert,
+  }) => {
+    const list = await sources('src', 'providers', 'commands', 'services')
+    const outside = list.filter((source) => !source.file.startsWith('src/http/'))
+    assert.deepEqual(
+      offenders(outside, (target, source) => {
+        if (!target.startsWith('src/http/')) return true
+        if (source.file.startsWith('providers/')) return true
+        // Public type surfaces name the access hooks' and live options' types
+        const item = source.imports.find((entry) => entry.target === target)
+        return Boolean(item?.typeOnly) && /^src\/(types\.ts|types\/)/.test(source.file)
+      }),
+      []
+    )
+  })
+
+  test('no file in src/ runs past 350 lines', async ({ assert }) => {
+    const list = await sources('src')
+    assert.deepEqual(
+      list
+        .filter((source) => source.lines > 350)
+        .map((source) => `${source.file}: ${source.lines}`),
+      []
+    )
+  })
+})
