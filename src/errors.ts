@@ -10,10 +10,12 @@ import { createError, Exception } from '@adonisjs/core/exceptions'
 import type { QuestionIssue } from './questions/types.ts'
 
 /**
- * An ask call (or intake) with no question in it.
+ * A question set with no question in it, given to `assertQuestionSet` (app
+ * code building a set, such as an intake). A model's empty ask gets a tool
+ * error instead.
  */
 export const E_EMPTY_QUESTION_SET = createError(
-  'A question set needs at least one question. Ask nothing, or add the questions in one call',
+  'A question set needs at least one question. Add the questions, or ask nothing',
   'E_EMPTY_QUESTION_SET',
   400
 )
@@ -47,7 +49,9 @@ export const E_DELEGATED_CALLER = createError(
 )
 
 /**
- * A question's `intent` does not hold together (SPEC §2.7).
+ * A question's `intent` does not hold together (SPEC §2.7), raised by
+ * `assertQuestionSet` when the intents are the set's only problem. The
+ * message names each path and the fix.
  */
 export const E_BAD_INTENT = createError<[string]>('%s', 'E_BAD_INTENT', 400)
 
