@@ -178,3 +178,36 @@ export const E_UNSUPPORTED_ELICITATION = createError<[string, string]>(
   'E_UNSUPPORTED_ELICITATION',
   422
 )
+
+/**
+ * `agents.retry` on a run that has not failed: only a failed run is replayed
+ * (a finished run keeps its result, a live one is still being driven).
+ */
+export const E_NOT_RETRYABLE = createError<[string, string]>(
+  'Run %s is %s, and only a failed run can be retried. Wait for a running or waiting run to finish, or start a new run',
+  'E_NOT_RETRYABLE',
+  409
+)
+
+/**
+ * Why a run failed: the code recorded on `agent_runs.error_code` (with the
+ * message in `error`). A run failure is a row state, not a thrown error, so
+ * these are plain codes rather than exception classes.
+ */
+export const RUN_FAILURES = {
+  /** The run names an agent no longer registered */
+  unknownAgent: 'E_UNKNOWN_AGENT',
+  /** The run reached its agent's `maxSteps` model calls without a final answer */
+  maxSteps: 'E_MAX_STEPS',
+  /** The model provider failed and retrying will not help */
+  provider: 'E_PROVIDER',
+  /** The model provider failed in a way worth retrying (`agents.retry`) */
+  providerRetryable: 'E_PROVIDER_RETRYABLE',
+  /** The agent's configured intake is not a valid question set */
+  invalidIntake: 'E_INVALID_INTAKE',
+} as const
+
+/**
+ * One of the codes in `RUN_FAILURES`.
+ */
+export type RunFailureCode = (typeof RUN_FAILURES)[keyof typeof RUN_FAILURES]
