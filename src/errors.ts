@@ -1,5 +1,5 @@
 /*
- * Every error the package raises, with a stable `E_...` code (SPEC §6) and a
+ * Every error the package raises, with a stable `E_...` code and a
  * message that says what to do. Simple ones come from `createError`; those
  * that carry data for an HTTP answer (who settled a row, which fields failed)
  * are classes. Pure modules may import this file: it depends on nothing but
@@ -49,14 +49,14 @@ export const E_DELEGATED_CALLER = createError(
 )
 
 /**
- * A question's `intent` does not hold together (SPEC §2.7), raised by
+ * A question's `intent` does not hold together (docs/design.md §3.4), raised by
  * `assertQuestionSet` when the intents are the set's only problem. The
  * message names each path and the fix.
  */
 export const E_BAD_INTENT = createError<[string]>('%s', 'E_BAD_INTENT', 400)
 
 /**
- * The app registered a tool under the built-in ask tool's name (SPEC §2.8).
+ * The app registered a tool under the built-in ask tool's name, checked at boot.
  */
 export const E_RESERVED_TOOL_NAME = createError<[string, string]>(
   'The tool name "%s" is reserved for the built-in ask tool. Rename the tool of agent "%s"',
@@ -81,7 +81,7 @@ export class InvalidQuestionSetException extends Exception {
 
 /**
  * A reply of the wrong shape for the wait: answers sent to an approval
- * (SPEC §3.3). It is never read as a rejection.
+ * (docs/design.md §6.3). It is never read as a rejection.
  */
 export class ReplyMismatchException extends Exception {
   static status = 422
@@ -115,7 +115,7 @@ export class InvalidReplyException extends Exception {
 }
 
 /**
- * Another reply settled the row first (SPEC §4.3).
+ * Another reply settled the row first (docs/design.md §7.2).
  */
 export class AlreadySettledException extends Exception {
   static status = 409

@@ -1,5 +1,5 @@
 /*
- * Validation of a question set a model wrote (SPEC §2.3, §2.6, §2.7). Two
+ * Validation of a question set (docs/design.md §3, §4.3). Two
  * passes: the Vine schema of schema.ts checks shapes and limits, then, only
  * when the shapes hold, the rules that need the whole set (unique ids,
  * defaults among the options, typed defaults passing their own rules,
@@ -214,7 +214,7 @@ function defaultsIssues(question: Question, at: string, issues: QuestionIssue[])
 }
 
 /**
- * A plan review (SPEC §2.7) needs `approve` to be the label of one of the
+ * A plan review needs `approve` to be the label of one of the
  * question's options, and `detail` to hold the plan.
  */
 function intentIssues(question: Question, at: string, issues: QuestionIssue[]) {

@@ -37,7 +37,7 @@ export type StartOptions = {
   input: unknown
   /** Who may answer the run's questions; null for nobody (no ask tool) */
   owner: string | null
-  /** Set when another run starts this one: it cannot ask (SPEC §2.10) */
+  /** Set when another run starts this one: it cannot ask (docs/design.md §4.1) */
   parentRunId?: string
 }
 
@@ -142,7 +142,7 @@ export class Agents {
   /**
    * Replays a failed run from its input as a new attempt. Earlier rows stay
    * as the audit trail, and feed answer memory: a question asked again with
-   * the same words gets its earlier answer without asking (SPEC §2.9).
+   * the same words gets its earlier answer without asking (docs/design.md §4.5).
    * Throws `E_NOT_RETRYABLE` (409) for a run that is not `failed`.
    */
   async retry(id: string): Promise<AgentRun> {

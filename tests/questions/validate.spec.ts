@@ -499,7 +499,7 @@ test.group('Validate | defaults of option questions', () => {
     ])
   })
 
-  test('defaults must name option values (the SPEC example)', async ({ assert }) => {
+  test('defaults must name option values, with the path and the fix', async ({ assert }) => {
     const issues = await issuesOfQuestions(question({ id: 'a' }), question({ defaults: ['mongo'] }))
     assert.lengthOf(issues, 1)
     assert.equal(issues[0].path, 'questions[1].defaults')

@@ -1,8 +1,8 @@
 /*
  * A run's life besides asking: provider failures and retries that reuse
- * earlier answers (SPEC §2.9), cancellation with late replies (SPEC §4.3),
+ * earlier answers (docs/design.md §4.5), cancellation with late replies (§8.4),
  * tool calls the runtime refuses (unknown tool, bad input) and the step
- * limit, the reserved ask tool name at definition and at boot (SPEC §2.8),
+ * limit, the reserved ask tool name at definition and at boot (§4.6),
  * and the events a run emits on its way.
  */
 
