@@ -4,6 +4,10 @@
  * the package's tables, the Inertia inbox page and the routes file, then
  * registers the provider, the commands, the preload file and the env
  * variable. Running it again changes nothing unless `--force` is given.
+ *
+ * Flags: `--page` / `--no-page` decide whether the page is published (else
+ * yes with @adonisjs/inertia, else a prompt); ace's own `--force` overwrites
+ * files already published (config, migration, page, routes file).
  */
 
 import { access, copyFile, mkdir, readdir, readFile } from 'node:fs/promises'
@@ -11,11 +15,6 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type Configure from '@adonisjs/core/commands/configure'
 import { stubsRoot } from './stubs/main.ts'
-
-/** Page frameworks the package ships an inbox page for */
-export const PAGE_FRAMEWORKS = ['react'] as const
-/** Where settled runs resume; a queue-backed executor is not shipped yet */
-export const EXECUTORS = ['inline'] as const
 
 const migrationsRoot = fileURLToPath(new URL('./database/migrations/', import.meta.url))
 const MIGRATION_SUFFIX = '_create_agent_inbox_tables.ts'
@@ -27,28 +26,6 @@ async function exists(path: string) {
     () => true,
     () => false
   )
-}
-
-/**
- * Reads a choice from a flag, else prompts when there is more than one;
- * refuses a value that is not on offer.
- */
-async function choose(
-  command: Configure,
-  flag: string,
-  question: string,
-  choices: readonly string[]
-): Promise<string | null> {
-  const flagged: string | undefined = command.parsedFlags[flag]
-  const value = String(
-    flagged ?? (choices.length === 1 ? choices[0] : await command.prompt.choice(question, choices))
-  )
-  if (!choices.includes(value)) {
-    command.exitCode = 1
-    command.logger.logError(`Invalid --${flag} "${value}". Supported: ${choices.join(', ')}`)
-    return null
-  }
-  return value
 }
 
 /**
@@ -84,11 +61,6 @@ async function publishPage(command: Configure, target: string, force: boolean) {
 }
 
 export async function configure(command: Configure) {
-  const framework = await choose(command, 'framework', 'Inbox page framework', PAGE_FRAMEWORKS)
-  if (!framework) return
-  const executor = await choose(command, 'executor', 'Where runs resume', EXECUTORS)
-  if (!executor) return
-
   const app = command.app
   const codemods = await command.createCodemods()
   const force = Boolean(command.force)

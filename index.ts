@@ -1,21 +1,17 @@
 /*
- * The package's main entry: install hook, config helper, errors, and the
- * pure question model for apps that build on it.
+ * The package's main entry, as the README shows it: the install hook, the
+ * config helpers, the route registration and the errors. Runs and the inbox
+ * are reached through `adonis-agent-inbox/services/main`, types through
+ * `adonis-agent-inbox/types`, the pure question model through
+ * `adonis-agent-inbox/questions`; the runtime's building blocks (driver,
+ * settler, models) live in `adonis-agent-inbox/internals`.
  */
 
 export { configure } from './configure.ts'
 export { stubsRoot } from './stubs/main.ts'
 export { defineConfig } from './src/define_config.ts'
 export * as errors from './src/errors.ts'
-export { Inbox } from './src/inbox/inbox.ts'
-export { RowSettler } from './src/inbox/row_settler.ts'
-export { hashArgs } from './src/inbox/args_hash.ts'
-export { AgentRun } from './src/persistence/models/agent_run.ts'
-export { ToolCall } from './src/persistence/models/tool_call.ts'
-export { RunCheckpoint } from './src/persistence/models/run_checkpoint.ts'
 export { defineAgent } from './src/runtime/define_agent.ts'
 export { defineTool } from './src/runtime/define_tool.ts'
-export { Agents } from './src/runtime/agents.ts'
-export { RunDriver } from './src/runtime/run_driver.ts'
-export { InlineExecutor, type RunExecutor } from './src/runtime/executor.ts'
 export { registerInboxRoutes } from './src/http/register_routes.ts'
+export type { RunExecutor } from './src/runtime/executor.ts'

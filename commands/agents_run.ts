@@ -1,12 +1,12 @@
 /*
  * `node ace agents:run <agent> [input]`: starts a run and answers it in the
- * terminal (SPEC §5): its intake and its questions as numbered options,
+ * terminal (docs/design.md §7.5): its intake and its questions as numbered options,
  * its approvals as y/n, each settled through the inbox as
  * `terminal:<user>` via 'terminal'; then prints the run's result.
  *
  * With no TTY on stdin (piped, CI) nobody can answer, so the run is
  * started without an owner, which keeps the ask tool away from the model
- * (SPEC §2.1); approvals are denied with "denied: no terminal to approve
+ * (docs/design.md §4.1); approvals are denied with "denied: no terminal to approve
  * from" and an intake proceeds on its defaults. Nothing waits on a prompt
  * nobody sees.
  */

@@ -1,5 +1,5 @@
 /*
- * Every error the package raises, with a stable `E_...` code (SPEC §6) and a
+ * Every error the package raises, with a stable `E_...` code and a
  * message that says what to do. Simple ones come from `createError`; those
  * that carry data for an HTTP answer (who settled a row, which fields failed)
  * are classes. Pure modules may import this file: it depends on nothing but
@@ -10,10 +10,12 @@ import { createError, Exception } from '@adonisjs/core/exceptions'
 import type { QuestionIssue } from './questions/types.ts'
 
 /**
- * An ask call (or intake) with no question in it.
+ * A question set with no question in it, given to `assertQuestionSet` (app
+ * code building a set, such as an intake). A model's empty ask gets a tool
+ * error instead.
  */
 export const E_EMPTY_QUESTION_SET = createError(
-  'A question set needs at least one question. Ask nothing, or add the questions in one call',
+  'A question set needs at least one question. Add the questions, or ask nothing',
   'E_EMPTY_QUESTION_SET',
   400
 )
@@ -48,12 +50,14 @@ export const E_DELEGATED_CALLER = createError(
 )
 
 /**
- * A question's `intent` does not hold together (SPEC §2.7).
+ * A question's `intent` does not hold together (docs/design.md §3.4), raised by
+ * `assertQuestionSet` when the intents are the set's only problem. The
+ * message names each path and the fix.
  */
 export const E_BAD_INTENT = createError<[string]>('%s', 'E_BAD_INTENT', 400)
 
 /**
- * The app registered a tool under the built-in ask tool's name (SPEC §2.8).
+ * The app registered a tool under the built-in ask tool's name, checked at boot.
  */
 export const E_RESERVED_TOOL_NAME = createError<[string, string]>(
   'The tool name "%s" is reserved for the built-in ask tool. Rename the tool of agent "%s"',
@@ -78,7 +82,7 @@ export class InvalidQuestionSetException extends Exception {
 
 /**
  * A reply of the wrong shape for the wait: answers sent to an approval
- * (SPEC §3.3). It is never read as a rejection.
+ * (docs/design.md §6.3). It is never read as a rejection.
  */
 export class ReplyMismatchException extends Exception {
   static status = 422
@@ -112,7 +116,7 @@ export class InvalidReplyException extends Exception {
 }
 
 /**
- * Another reply settled the row first (SPEC §4.3).
+ * Another reply settled the row first (docs/design.md §7.2).
  */
 export class AlreadySettledException extends Exception {
   static status = 409
@@ -184,3 +188,36 @@ export const E_UNSUPPORTED_ELICITATION = createError<[string, string]>(
   'E_UNSUPPORTED_ELICITATION',
   422
 )
+
+/**
+ * `agents.retry` on a run that has not failed: only a failed run is replayed
+ * (a finished run keeps its result, a live one is still being driven).
+ */
+export const E_NOT_RETRYABLE = createError<[string, string]>(
+  'Run %s is %s, and only a failed run can be retried. Wait for a running or waiting run to finish, or start a new run',
+  'E_NOT_RETRYABLE',
+  409
+)
+
+/**
+ * Why a run failed: the code recorded on `agent_runs.error_code` (with the
+ * message in `error`). A run failure is a row state, not a thrown error, so
+ * these are plain codes rather than exception classes.
+ */
+export const RUN_FAILURES = {
+  /** The run names an agent no longer registered */
+  unknownAgent: 'E_UNKNOWN_AGENT',
+  /** The run reached its agent's `maxSteps` model calls without a final answer */
+  maxSteps: 'E_MAX_STEPS',
+  /** The model provider failed and retrying will not help */
+  provider: 'E_PROVIDER',
+  /** The model provider failed in a way worth retrying (`agents.retry`) */
+  providerRetryable: 'E_PROVIDER_RETRYABLE',
+  /** The agent's configured intake is not a valid question set */
+  invalidIntake: 'E_INVALID_INTAKE',
+} as const
+
+/**
+ * One of the codes in `RUN_FAILURES`.
+ */
+export type RunFailureCode = (typeof RUN_FAILURES)[keyof typeof RUN_FAILURES]

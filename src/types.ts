@@ -17,7 +17,7 @@ export type { RunStatus } from './persistence/models/agent_run.ts'
 export type AgentInboxConfig = {
   /** The app's agents, made with `defineAgent` */
   agents?: AgentDefinition[]
-  /** Limits of the ask tool and the per-run question budget (SPEC §2.4, §2.5) */
+  /** Limits of the ask tool and the per-run question budget (docs/design.md §3.3) */
   limits?: Partial<QuestionLimits>
   /** How often (ms) expired rows are swept in-process; 0 turns it off. Default 30 s */
   sweepInterval?: number

@@ -1,5 +1,5 @@
 /*
- * The terminal channel (SPEC §5): asks a waiting row's questions or its
+ * The terminal channel (docs/design.md §7.5): asks a waiting row's questions or its
  * approval on a line-based terminal and settles the row through the inbox
  * with `via: 'terminal'`, like any other channel. The words and the parsing
  * are pure (./terminal_answers.ts); this module owns the IO: a line reader

@@ -1,5 +1,5 @@
 /*
- * The hash that pins the args a person was shown for approval (SPEC §3.6):
+ * The hash that pins the args a person was shown for approval (docs/design.md §6.5):
  * the runtime executes an approved action only with args of this hash.
  */
 

@@ -3,7 +3,7 @@
  * channel (web, terminal, API, expiry). It validates the reply against the
  * row's kind and request, computes the outcome with the pure question model,
  * then writes it with a conditional update on a still-pending, unexpired row,
- * so that of N concurrent replies exactly one wins (SPEC §4.3). The losers
+ * so that of N concurrent replies exactly one wins (docs/design.md §7.2). The losers
  * learn who won and when.
  */
 

@@ -9,7 +9,7 @@
  * never re-implemented here; every value is checked by `checkValue`.
  *
  * Choices the MCP specification leaves to the client, made here once:
- *  - Every option question pre-picks (SPEC §2.3). An enum without a usable
+ *  - Every option question pre-picks (docs/design.md §3.2). An enum without a usable
  *    server default pre-picks its first option (a multi-select its first
  *    `max(1, minItems)` options); a boolean without one pre-picks `false`,
  *    which is what a client's untouched checkbox sends, rather than putting
@@ -154,7 +154,7 @@ export type ElicitationResult = {
 
 /**
  * An approval-style settlement of the elicitation's row: `approved: true`
- * accepts every default, `false` declines (SPEC §3.2). A `DecisionOutcome`
+ * accepts every default, `false` declines (docs/design.md §6.2). A `DecisionOutcome`
  * fits this shape.
  */
 export type ElicitationDecision = { kind: 'decision'; approved: boolean; expired?: boolean }
@@ -504,7 +504,7 @@ function acceptOrDecline(fields: Field[], answers: Record<string, string[]>): El
  *   server may ask again. Sending defaults would claim a person submitted them.
  * - Skipped -> `decline`. In the question model a skip means "proceed on
  *   defaults", but a Reject sent to a question set is settled as a skip too
- *   (SPEC §3.2), so the outcome cannot tell them apart; MCP's accept says
+ *   (docs/design.md §6.2), so the outcome cannot tell them apart; MCP's accept says
  *   the person submitted the data, so sending one for a refusal would hand
  *   over data the person withheld. The server keeps its own defaults, so
  *   nothing it proposed is lost; only our first-option pre-picks are, and

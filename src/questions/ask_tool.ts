@@ -1,5 +1,5 @@
 /*
- * The ask tool as the model sees it (SPEC §2.2–§2.6): its name, its
+ * The ask tool as the model sees it (docs/design.md §4): its name, its
  * description, its input schema and the text of the tool error a malformed
  * call gets back. The description spends most of its words on when NOT to
  * ask, because a model that asks too much is worse than one that asks too
@@ -16,7 +16,7 @@ import { resolveLimits } from './values.ts'
 
 /**
  * The name of the built-in ask tool. An app tool with this name is a
- * configuration error at boot (SPEC §2.8).
+ * configuration error at boot.
  */
 export const ASK_TOOL_NAME = 'ask'
 
@@ -78,7 +78,7 @@ export function askToolInputSchema(limits?: Partial<QuestionLimits>): JSONSchema
 }
 
 /**
- * The tool-error text a malformed ask call gets back (SPEC §2.6): one line
+ * The tool-error text a malformed ask call gets back (docs/design.md §4.3): one line
  * per issue, `path: message`, then what to do. The run continues; the model
  * fixes the set and calls again.
  *

@@ -1,5 +1,5 @@
 /*
- * The per-run question budget (SPEC §2.5): a run may call the ask tool
+ * The per-run question budget (docs/design.md §4.4): a run may call the ask tool
  * `limits.askBudget` times (3 by default). Past that, the call is refused
  * with a result telling the model to decide for itself and say so, so a
  * chatty model cannot turn a run into an interview.

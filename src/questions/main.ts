@@ -1,5 +1,5 @@
 /*
- * The pure question model (SPEC §1–§3), importable on its own as
+ * The pure question model (docs/design.md §3–§6), importable on its own as
  * `adonis-agent-inbox/questions`: no Lucid, no HTTP, no AI SDK in here.
  */
 

@@ -1,5 +1,5 @@
 /*
- * Answer memory (SPEC §2.9): a retried run that asks a question it already
+ * Answer memory (docs/design.md §4.5): a retried run that asks a question it already
  * asked, with the same words, gets the earlier answer without asking the
  * person again. A question set is known by a fingerprint of its words; the
  * runtime keeps earlier outcomes next to their fingerprints and asks here.

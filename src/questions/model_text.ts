@@ -1,5 +1,5 @@
 /*
- * The text the model reads once a wait is settled (SPEC §3.4, §3.6). The run
+ * The text the model reads once a wait is settled (docs/design.md §6.4). The run
  * receives structured values; the model receives prose that reads option
  * labels (what the person saw), says plainly when answers are assumptions
  * (skipped, expired, defaulted) and fences anything a person typed as

@@ -1,7 +1,7 @@
 /*
  * Replies: what a person sends back, read in three steps. `parseReply`
  * checks the shape with Vine (422 on bad input), `normalizeReply` fits a
- * reply to the wait it answers (SPEC §3.2, §3.3), and `checkAnswers` holds
+ * reply to the wait it answers (docs/design.md §6.2, §6.3), and `checkAnswers` holds
  * human answers to the question set strictly, so a form gets field errors
  * instead of silently dropped values. Settling itself is lenient and lives
  * in `settle.ts`; both read values through `values.ts`, so they agree.
@@ -145,7 +145,7 @@ export async function parseReply(input: unknown, limits?: Partial<QuestionLimits
 }
 
 /**
- * Fits a reply to the wait it answers (SPEC §3.2, §3.3):
+ * Fits a reply to the wait it answers:
  *  - a decision sent to a question set: approve accepts all defaults
  *    (`{ answers: {}, skip: false }`), reject skips (`{ answers: {}, skip: true }`);
  *  - answers sent to an approval are refused with `ReplyMismatchException`,

@@ -1,5 +1,5 @@
 /*
- * The one Vine schema of a question set (SPEC §1, §2.3–§2.4). It is the
+ * The one Vine schema of a question set (docs/design.md §3). It is the
  * single source of truth twice over: `validateQuestionSet` checks a model's
  * ask call with it, and `askToolInputSchema` publishes it to the model as JSON
  * Schema, so what the model is shown and what it is held to can never drift.

@@ -1,5 +1,5 @@
 /*
- * Settling (SPEC §3): turns a reply into the outcome a run receives. Pure
+ * Settling (docs/design.md §6): turns a reply into the outcome a run receives. Pure
  * and deterministic, and lenient on purpose: whatever channel a reply came
  * through (a strict HTTP check may already have run, a terminal or an
  * expiry may not), nothing here throws on a value. What is not valid is
@@ -44,7 +44,7 @@ export type Wait =
   { kind: 'question'; set: QuestionSet } | { kind: 'approval'; toolName?: string; args?: unknown }
 
 /**
- * What happens to a wait nobody answered in time (SPEC §3.5).
+ * What happens to a wait nobody answered in time (docs/design.md §6.6).
  */
 export type ExpiryPolicy = 'defaults' | 'reject' | 'cancel'
 
@@ -76,8 +76,8 @@ function unique(values: readonly string[]): string[] {
 }
 
 /**
- * The defaults that hold: on an option question only option values (SPEC
- * §2.3), elsewhere values passing the typed rules; one for a single-choice
+ * The defaults that hold: on an option question only option values,
+ * elsewhere values passing the typed rules; one for a single-choice
  * question.
  */
 function validDefaults(question: Question): { values: string[]; dropped: string[] } {
@@ -142,7 +142,7 @@ function resolveQuestion(
 }
 
 /**
- * Settles a question set (SPEC §3.1, §3.2). Unanswered questions (no entry,
+ * Settles a question set (docs/design.md §6.1, §6.2). Unanswered questions (no entry,
  * or nothing valid left after dropping) take their defaults and are listed
  * in `defaulted`; values not on offer or failing a typed rule are dropped
  * and recorded; a single-choice question keeps its first valid value.
@@ -181,7 +181,7 @@ export function settleQuestionSet(
 }
 
 /**
- * Settles an approval (SPEC §3.6). An expired wait is never approved. A
+ * Settles an approval (docs/design.md §6.5). An expired wait is never approved. A
  * reason is clamped like free text and reaches the model; edited args are
  * kept on an approval only, and must already be re-validated against the
  * tool's schema by the caller. `argsChanged` defaults to "edited args were
@@ -245,7 +245,7 @@ export function settleReply(wait: Wait, reply: Reply, ctx: SettleContext): Outco
 }
 
 /**
- * Settles a wait nobody answered in time (SPEC §3.5), by policy:
+ * Settles a wait nobody answered in time, by policy:
  *  - question set, `defaults`: all defaults, `expired`; the model is told
  *    nobody answered;
  *  - question set, `reject` or `cancel`: the same defaults, `expired` and

@@ -1,5 +1,5 @@
 /*
- * The vocabulary of the question model (SPEC §1): question sets, replies and
+ * The vocabulary of the question model (docs/design.md §1): question sets, replies and
  * outcomes. Pure types, shared by every other module; nothing here may import
  * Lucid, HTTP or the AI SDK.
  */
@@ -155,7 +155,7 @@ export type DecisionOutcome = {
 export type Outcome = QuestionOutcome | DecisionOutcome
 
 /**
- * Configurable limits of the ask tool (SPEC §2.4, §2.5). Every field has a
+ * Configurable limits of the ask tool and the per-run question budget. Every field has a
  * default in `DEFAULT_LIMITS`.
  */
 export type QuestionLimits = {

@@ -1,5 +1,5 @@
 /*
- * Validation of a question set a model wrote (SPEC §2.3, §2.6, §2.7). Two
+ * Validation of a question set (docs/design.md §3, §4.3). Two
  * passes: the Vine schema of schema.ts checks shapes and limits, then, only
  * when the shapes hold, the rules that need the whole set (unique ids,
  * defaults among the options, typed defaults passing their own rules,
@@ -9,7 +9,7 @@
  * goes on. Value rules are never re-implemented here: values.ts decides.
  */
 
-import { InvalidQuestionSetException } from '../errors.ts'
+import { E_BAD_INTENT, E_EMPTY_QUESTION_SET, InvalidQuestionSetException } from '../errors.ts'
 import { questionSetValidator } from './schema.ts'
 import type { Question, QuestionIssue, QuestionLimits, QuestionSet } from './types.ts'
 import { checkTypedValue, checkValue, isSingleChoice, resolveLimits } from './values.ts'
@@ -214,7 +214,7 @@ function defaultsIssues(question: Question, at: string, issues: QuestionIssue[])
 }
 
 /**
- * A plan review (SPEC §2.7) needs `approve` to be the label of one of the
+ * A plan review needs `approve` to be the label of one of the
  * question's options, and `detail` to hold the plan.
  */
 function intentIssues(question: Question, at: string, issues: QuestionIssue[]) {
@@ -316,17 +316,41 @@ export async function validateQuestionSet(
 }
 
 /**
- * Like `validateQuestionSet`, but returns the set or throws
- * `InvalidQuestionSetException` carrying the issues.
+ * Whether an issue is about a question's `intent` (its shape, or a plan
+ * review without its approve option or plan).
+ */
+function isIntentIssue(issue: QuestionIssue): boolean {
+  return /^questions\[\d+\]\.intent(\.|$)/.test(issue.path)
+}
+
+/**
+ * Like `validateQuestionSet`, but returns the set or throws: for app code
+ * that builds question sets (an intake, an MCP elicitation, a question the
+ * app asks itself), where a bad set is a programming error rather than
+ * something to send back to a model.
+ *
+ * - `E_EMPTY_QUESTION_SET` when `questions` is an empty array;
+ * - `E_BAD_INTENT` when every problem is with a question's `intent` (a plan
+ *   review whose `approve` is not one of its option labels, or without the
+ *   plan in `detail`);
+ * - `InvalidQuestionSetException`, carrying every issue, otherwise.
  *
  * @example
- * const set = await assertQuestionSet(intakeConfig.questions)
+ * const set = await assertQuestionSet(intakeConfig, config.limits)
  */
 export async function assertQuestionSet(
   input: unknown,
   limits?: Partial<QuestionLimits>
 ): Promise<QuestionSet> {
+  const questions = (input as { questions?: unknown } | null)?.questions
+  if (Array.isArray(questions) && questions.length === 0) throw new E_EMPTY_QUESTION_SET()
+
   const result = await validateQuestionSet(input, limits)
-  if (!result.ok) throw new InvalidQuestionSetException(result.issues)
-  return result.value
+  if (result.ok) return result.value
+  if (result.issues.every(isIntentIssue)) {
+    throw new E_BAD_INTENT([
+      result.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; '),
+    ])
+  }
+  throw new InvalidQuestionSetException(result.issues)
 }

@@ -8,7 +8,7 @@
 import type { InputType, Question, QuestionLimits } from './types.ts'
 
 /**
- * The limits used when the app configures none (SPEC §2.4, §2.5).
+ * The limits used when the app configures none (docs/design.md §3.3).
  */
 export const DEFAULT_LIMITS: Readonly<QuestionLimits> = Object.freeze({
   maxQuestions: 4,

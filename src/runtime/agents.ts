@@ -5,7 +5,7 @@
  */
 
 import { DateTime } from 'luxon'
-import { E_NOT_FOUND, InvalidReplyException } from '../errors.ts'
+import { E_NOT_FOUND, E_NOT_RETRYABLE, InvalidReplyException } from '../errors.ts'
 import type { EventSink } from '../events.ts'
 import { Inbox } from '../inbox/inbox.ts'
 import type { EditedInputValidator } from '../inbox/row_settler.ts'
@@ -34,7 +34,7 @@ export type StartOptions = {
   input: unknown
   /** Who may answer the run's questions; null for nobody (no ask tool) */
   owner: string | null
-  /** Set when another run starts this one: it cannot ask (SPEC §2.10) */
+  /** Set when another run starts this one: it cannot ask (docs/design.md §4.1) */
   parentRunId?: string
 }
 
@@ -140,14 +140,13 @@ export class Agents {
   /**
    * Replays a failed run from its input as a new attempt. Earlier rows stay
    * as the audit trail, and feed answer memory: a question asked again with
-   * the same words gets its earlier answer without asking (SPEC §2.9).
+   * the same words gets its earlier answer without asking (docs/design.md §4.5).
+   * Throws `E_NOT_RETRYABLE` (409) for a run that is not `failed`.
    */
   async retry(id: string): Promise<AgentRun> {
     const run = await AgentRun.find(id)
     if (!run) throw new E_NOT_FOUND([`No run ${id}`])
-    if (run.status !== 'failed') {
-      throw new Error(`Only failed runs can be retried; run ${id} is ${run.status}`)
-    }
+    if (run.status !== 'failed') throw new E_NOT_RETRYABLE([id, run.status])
     await AgentRun.transaction(async (trx) => {
       await RunCheckpoint.query({ client: trx }).where('run_id', id).delete()
       run.useTransaction(trx)

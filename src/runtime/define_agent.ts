@@ -21,7 +21,7 @@ export type Intake =
   | ((input: unknown) => QuestionSet | null | undefined | Promise<QuestionSet | null | undefined>)
 
 /**
- * How long a pending row may wait, and what happens then (SPEC §3.5).
+ * How long a pending row may wait, and what happens then (docs/design.md §6.6).
  */
 export type ExpiryOptions = {
   /** Milliseconds a row may stay pending; none by default */
@@ -55,7 +55,7 @@ export type AgentDefinition = {
 
 /**
  * Defines an agent. Throws `E_RESERVED_TOOL_NAME` when one of its tools is
- * named like the built-in ask tool (SPEC §2.8), and a plain error for
+ * named like the built-in ask tool (docs/design.md §4.6), and a plain error for
  * duplicate tool names or a bad `maxSteps`.
  *
  * @example

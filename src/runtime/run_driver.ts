@@ -3,10 +3,10 @@
  * waits for a person, completes, fails or is cancelled. It holds nothing
  * between calls: every decision is read back from the database, and every
  * model response and tool result is checkpointed before it is acted on
- * (SPEC §4.2), so a process killed anywhere leaves a run the next driver —
+ * (docs/design.md §8.2), so a process killed anywhere leaves a run the next driver —
  * here or on another worker — continues without repeating an executed
  * action or losing an answer. A lease on the run row keeps two processes
- * from driving the same run (SPEC §4.4).
+ * from driving the same run (docs/design.md §9).
  */
 
 import { hostname } from 'node:os'
@@ -262,7 +262,7 @@ export class RunDriver {
 
   /**
    * The tools the model is offered: the agent's, plus the ask tool only
-   * when someone can answer (SPEC §2.1).
+   * when someone can answer: an owner, and no parent run (docs/design.md §4.1).
    */
   #toolset(run: AgentRun, agent: AgentDefinition): ToolSet {
     const tools: ToolSet = {}
@@ -300,7 +300,7 @@ export class RunDriver {
         )
         return 'invalid' as const
       }
-      // A retried run does not ask its intake again (SPEC §2.9)
+      // A retried run does not ask its intake again: answer memory, docs/design.md §4.5
       const recalled = await this.#recall(run, 'intake', checked.value)
       row = await this.#open(
         run,
@@ -417,7 +417,7 @@ export class RunDriver {
   }
 
   /**
-   * Answer memory (SPEC §2.9): the outcome of the same question set settled
+   * Answer memory (docs/design.md §4.5): the outcome of the same question set settled
    * earlier in this run, any attempt, or null.
    */
   async #recall(run: AgentRun, kind: 'ask' | 'intake', set: QuestionSet) {
@@ -637,7 +637,7 @@ export class RunDriver {
 }
 
 /**
- * Whether someone can answer this run's questions (SPEC §2.1, §2.10).
+ * Whether someone can answer this run's questions (docs/design.md §4.1).
  */
 export function canAsk(run: AgentRun, agent: AgentDefinition): boolean {
   return agent.askEnabled && run.ownerId !== null && run.parentRunId === null

@@ -1,7 +1,7 @@
 /*
  * `node ace add adonis-agent-inbox` against a fake AdonisJS 7 app tree: the
  * files it publishes, the rc file and env changes, idempotence, --force, and
- * bad flags refused with a clear error.
+ * --page / --no-page.
  */
 
 import { test } from '@japa/runner'
@@ -131,23 +131,6 @@ test.group('Configure', (group) => {
       '// the app changed its page'
     )
     await assert.fileContains('config/agents.ts', 'defineAgent')
-  })
-
-  test('refuses an unknown page framework or executor with a clear error', async ({
-    assert,
-    fs,
-  }) => {
-    const ace = await setupApp(fs)
-    const command = await ace.create(Configure, [PACKAGE, '--framework=svelte'])
-    await command.exec()
-    assert.equal(command.exitCode, 1)
-    const errors = ace.ui.logger.getLogs().map((log) => log.message)
-    assert.isTrue(errors.some((message) => message.includes('Invalid --framework "svelte"')))
-    await assert.fileNotExists('config/agents.ts')
-
-    const executor = await ace.create(Configure, [PACKAGE, '--executor=kafka'])
-    await executor.exec()
-    assert.equal(executor.exitCode, 1)
   })
 
   test('an app without Inertia is asked whether it wants the page', async ({ assert, fs }) => {

@@ -301,7 +301,7 @@ test.group('MCP elicitation | request to question set', () => {
     assert,
   }) => {
     // The page's example pairs pattern ^[A-Za-z]+$ with default user@example.com;
-    // a pre-pick must pass its own rules (SPEC §2.3), so the default goes.
+    // a pre-pick must pass its own rules (docs/design.md §3.2), so the default goes.
     const example: McpPrimitiveSchema = {
       type: 'string',
       title: 'Display Name',
@@ -791,7 +791,7 @@ test.group('MCP elicitation | outcome to result', () => {
     assert.deepEqual(result, { action: 'decline' })
   })
 
-  test('approve and reject of the set (SPEC §3.2) accept defaults and decline', ({ assert }) => {
+  test('approve and reject of the set accept defaults and decline', ({ assert }) => {
     const set = questionSetFromElicitation(SPEC_2025_11_25)
     // An approval of a question set settles as all defaults, a rejection as a skip.
     const approved = settleQuestionSet(set, { answers: {} }, ctx)

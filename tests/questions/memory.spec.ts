@@ -1,5 +1,5 @@
 /*
- * Answer memory (SPEC §2.9): the same words get the earlier answer, other
+ * Answer memory (docs/design.md §4.5): the same words get the earlier answer, other
  * words get asked again.
  */
 

@@ -1,5 +1,5 @@
 /*
- * The text the model reads (SPEC §3.4, §3.6): labels not values, prefaces
+ * The text the model reads (docs/design.md §6.4, §6.5): labels not values, prefaces
  * for assumptions, untrusted quoting of anything a person typed.
  */
 

@@ -1,6 +1,6 @@
 /*
- * Replies: shape checks with Vine, fitting a reply to its wait (SPEC §3.2,
- * §3.3) and the strict check of human answers behind the inbox's 422.
+ * Replies: shape checks with Vine, fitting a reply to its wait
+ * (docs/design.md §6.2, §6.3) and the strict check of human answers behind the inbox's 422.
  */
 
 import { test } from '@japa/runner'

@@ -1,5 +1,5 @@
 /*
- * Settling (SPEC §3.1, §3.2, §3.3, §3.5, §3.6): every rule has a test that
+ * Settling (docs/design.md §6): every rule has a test that
  * fails when the rule breaks.
  */
 

@@ -1,5 +1,9 @@
 import { test } from '@japa/runner'
-import { InvalidQuestionSetException } from '../../src/errors.ts'
+import {
+  E_BAD_INTENT,
+  E_EMPTY_QUESTION_SET,
+  InvalidQuestionSetException,
+} from '../../src/errors.ts'
 import { formatIssuesForModel } from '../../src/questions/ask_tool.ts'
 import { questionSetValidator } from '../../src/questions/schema.ts'
 import type { Question, QuestionIssue, QuestionSet } from '../../src/questions/types.ts'
@@ -495,7 +499,7 @@ test.group('Validate | defaults of option questions', () => {
     ])
   })
 
-  test('defaults must name option values (the SPEC example)', async ({ assert }) => {
+  test('defaults must name option values, with the path and the fix', async ({ assert }) => {
     const issues = await issuesOfQuestions(question({ id: 'a' }), question({ defaults: ['mongo'] }))
     assert.lengthOf(issues, 1)
     assert.equal(issues[0].path, 'questions[1].defaults')
@@ -791,6 +795,82 @@ test.group('Validate | assertQuestionSet and the validator', () => {
       assert.equal((error as InvalidQuestionSetException).code, 'E_INVALID_QUESTION_SET')
       assert.include((error as Error).message, 'questions[0].defaults: must name values')
     }
+  })
+
+  test('throws E_EMPTY_QUESTION_SET for a set with no question', async ({ assert }) => {
+    for (const input of [{ questions: [] }, { preamble: 'Nothing to ask', questions: [] }]) {
+      try {
+        await assertQuestionSet(input)
+        assert.fail('expected a throw')
+      } catch (error) {
+        assert.instanceOf(error, E_EMPTY_QUESTION_SET)
+        assert.equal(
+          (error as InstanceType<typeof E_EMPTY_QUESTION_SET>).code,
+          'E_EMPTY_QUESTION_SET'
+        )
+        assert.equal((error as InstanceType<typeof E_EMPTY_QUESTION_SET>).status, 400)
+      }
+    }
+    // A missing or malformed questions field is a shape problem, not an empty set
+    await assert.rejects(() => assertQuestionSet({}), InvalidQuestionSetException)
+    await assert.rejects(() => assertQuestionSet(null), InvalidQuestionSetException)
+  })
+
+  test('throws E_BAD_INTENT when a plan review is the only problem', async ({ assert }) => {
+    const review = question({
+      options: [
+        { value: 'yes', label: 'Approve plan' },
+        { value: 'no', label: 'Revise' },
+      ],
+      defaults: ['yes'],
+      intent: { kind: 'plan-review', approve: 'yes' },
+    })
+    try {
+      await assertQuestionSet({ questions: [question({ id: 'other' }), review] })
+      assert.fail('expected a throw')
+    } catch (error) {
+      assert.instanceOf(error, E_BAD_INTENT)
+      const badIntent = error as InstanceType<typeof E_BAD_INTENT>
+      assert.equal(badIntent.code, 'E_BAD_INTENT')
+      assert.equal(badIntent.status, 400)
+      assert.include(badIntent.message, 'questions[1].intent: a plan review needs')
+      assert.include(badIntent.message, '"yes" is not one of the labels "Approve plan", "Revise"')
+      assert.include(badIntent.message, 'detail is missing or empty')
+    }
+  })
+
+  test('a bad intent among other problems throws InvalidQuestionSetException with all of them', async ({
+    assert,
+  }) => {
+    const review = question({
+      defaults: ['mongo'],
+      detail: 'the plan',
+      intent: { kind: 'plan-review', approve: 'Approve' },
+    })
+    try {
+      await assertQuestionSet({ questions: [review] })
+      assert.fail('expected a throw')
+    } catch (error) {
+      assert.instanceOf(error, InvalidQuestionSetException)
+      const paths = (error as InvalidQuestionSetException).issues.map((issue) => issue.path)
+      assert.sameMembers(paths, ['questions[0].defaults', 'questions[0].intent'])
+    }
+  })
+
+  test('the model-facing validation still returns the issues instead of throwing', async ({
+    assert,
+  }) => {
+    assert.deepEqual(await issuesOf({ questions: [] }), [
+      {
+        path: 'questions',
+        message:
+          'must hold at least one question: ask at least one question, or do not call ask at all',
+      },
+    ])
+    const issues = await issuesOfQuestions(
+      question({ detail: 'the plan', intent: { kind: 'plan-review', approve: 'Approve' } })
+    )
+    assert.equal(issues[0].path, 'questions[0].intent')
   })
 
   test('assertQuestionSet honours the limits', async ({ assert }) => {

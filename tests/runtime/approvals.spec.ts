@@ -1,5 +1,5 @@
 /*
- * Approvals end to end (SPEC §3.6): an action waits for a yes/no as a
+ * Approvals end to end (docs/design.md §6.5): an action waits for a yes/no as a
  * pending row; approved, it runs exactly once with the args shown;
  * rejected, it never runs and the reason reaches the model; edited, the
  * edit is re-validated against the tool's Vine schema and the model is

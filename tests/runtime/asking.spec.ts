@@ -1,5 +1,5 @@
 /*
- * The ask tool end to end (SPEC §2, §3.4): a run asks, waits as rows only,
+ * The ask tool end to end (docs/design.md §4, §6.4): a run asks, waits as rows only,
  * and resumes through a fresh runtime with the answer read as labels;
  * skips, the per-run budget, malformed asks, and who is offered the tool at
  * all. Each test checks what the model was sent next, not only statuses.

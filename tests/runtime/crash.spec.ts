@@ -1,5 +1,5 @@
 /*
- * Crash safety with real processes (SPEC §4.2, §4.4). Worker processes
+ * Crash safety with real processes (docs/design.md §8.2, §9). Worker processes
  * (tests/fixtures/agent_worker.ts) drive runs of a scripted agent on this
  * test's database and SIGKILL themselves at named points: after a model
  * response is saved, right after an approval commits, during an action,

@@ -1,8 +1,8 @@
 /*
- * Intake forms and expiry end to end. Intake (SPEC §1): the configured
+ * Intake forms and expiry end to end. Intake (docs/design.md §4.7): the configured
  * form is a pending row before the first model call, its answers open the
- * model's first prompt, and it spends none of the ask budget. Expiry (SPEC
- * §3.5): a row nobody answered is settled by its policy when swept —
+ * model's first prompt, and it spends none of the ask budget. Expiry
+ * (docs/design.md §6.6, §7.3): a row nobody answered is settled by its policy when swept —
  * defaults (the model is told nobody answered), reject, or cancel the run.
  */
 

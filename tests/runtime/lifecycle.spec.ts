@@ -1,8 +1,8 @@
 /*
  * A run's life besides asking: provider failures and retries that reuse
- * earlier answers (SPEC §2.9), cancellation with late replies (SPEC §4.3),
+ * earlier answers (docs/design.md §4.5), cancellation with late replies (§8.4),
  * tool calls the runtime refuses (unknown tool, bad input) and the step
- * limit, the reserved ask tool name at definition and at boot (SPEC §2.8),
+ * limit, the reserved ask tool name at definition and at boot (§4.6),
  * and the events a run emits on its way.
  */
 
@@ -29,7 +29,12 @@ import {
 } from '../helpers/runtime.ts'
 import { defineAgent, type AgentOptions } from '../../src/runtime/define_agent.ts'
 import { defineTool } from '../../src/runtime/define_tool.ts'
-import { E_CANCELLED, E_RESERVED_TOOL_NAME } from '../../src/errors.ts'
+import {
+  E_CANCELLED,
+  E_NOT_RETRYABLE,
+  E_RESERVED_TOOL_NAME,
+  RUN_FAILURES,
+} from '../../src/errors.ts'
 import type { EventSink } from '../../src/events.ts'
 
 /**
@@ -130,6 +135,35 @@ test.group(`Runtime lifecycle | ${dbName()}`, (group) => {
         'only the first ask waited for a person'
       )
     })
+
+  test('only a failed run can be retried: others get E_NOT_RETRYABLE', async ({ assert }) => {
+    const { model, runtime } = setup([[ask('c1', DB_QUESTION)], [say('Using PostgreSQL.')]])
+    const agents = runtime()
+    const run = await agents.start('deployer', { input: 'set up a db', owner: 'user:1' })
+    await agents.idle()
+    await run.refresh()
+    assert.equal(run.status, 'waiting')
+
+    const waiting = await agents.retry(run.id).catch((caught) => caught)
+    assert.instanceOf(waiting, E_NOT_RETRYABLE)
+    assert.equal(waiting.code, 'E_NOT_RETRYABLE')
+    assert.equal(waiting.status, 409)
+    assert.include(waiting.message, `Run ${run.id} is waiting`)
+    assert.include(waiting.message, 'only a failed run can be retried')
+
+    const [asked] = await rowsOf(run.id)
+    await agents.inbox.settle(asked.id, { skip: true }, { by: 'user:1', via: 'api' })
+    await agents.idle()
+    await run.refresh()
+    assert.equal(run.status, 'completed')
+
+    const completed = await agents.retry(run.id).catch((caught) => caught)
+    assert.instanceOf(completed, E_NOT_RETRYABLE)
+    assert.include(completed.message, 'is completed')
+    await run.refresh()
+    assert.equal(run.attempt, 1, 'a refused retry leaves the run as it was')
+    assert.lengthOf(model.doGenerateCalls, 2)
+  })
 
   test('a cancelled run cancels its pending row; a late reply gets E_CANCELLED', async ({
     assert,
@@ -276,6 +310,7 @@ test.group(`Runtime lifecycle | ${dbName()}`, (group) => {
     await run.refresh()
     assert.equal(run.status, 'failed')
     assert.equal(run.errorCode, 'E_MAX_STEPS')
+    assert.equal(run.errorCode, RUN_FAILURES.maxSteps)
     assert.include(run.error, 'limit of 2 model calls')
     assert.isNotNull(run.finishedAt)
     assert.lengthOf(model.doGenerateCalls, 2)

@@ -1,7 +1,7 @@
 /*
  * One execution of a named agent on an input, owned by the person who may
  * answer it. A waiting run is only this row and its tool-call rows: no
- * process holds it (SPEC §4.1).
+ * process holds it (docs/design.md §8.3).
  */
 
 import { randomUUID } from 'node:crypto'
@@ -56,7 +56,7 @@ export class AgentRun extends BaseModel {
   @column()
   declare error: string | null
 
-  /** Ask calls made so far; intake does not count (SPEC §2.5) */
+  /** Ask calls made so far, against the question budget; intake does not count */
   @column()
   declare askCount: number
 

@@ -1,6 +1,6 @@
 /*
  * The run journal: each model response and tool result, written before the
- * run acts on it (SPEC §4.2). Keys are unique per run, so writing the same
+ * run acts on it (docs/design.md §8.2). Keys are unique per run, so writing the same
  * checkpoint twice fails loudly instead of forking the history.
  */
 

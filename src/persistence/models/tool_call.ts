@@ -70,11 +70,11 @@ export class ToolCall extends BaseModel {
   @jsonColumn()
   declare request: any
 
-  /** sha256 of the args shown for approval; execution checks it (SPEC §3.6) */
+  /** sha256 of the args shown for approval; execution checks it (docs/design.md §6.5) */
   @column()
   declare argsHash: string | null
 
-  /** Fingerprint of a question set's words, for answer memory (SPEC §2.9) */
+  /** Fingerprint of a question set's words, for answer memory (docs/design.md §4.5) */
   @column()
   declare fingerprint: string | null
 

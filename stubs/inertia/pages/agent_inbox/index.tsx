@@ -1,5 +1,5 @@
 /*
- * The agent inbox (SPEC §5): every pending row the signed-in person may
+ * The agent inbox: every pending row the signed-in person may
  * settle, oldest first, grouped by run. Question cards (ask, intake) confirm
  * their pre-picked defaults or the person's changes, or skip; approval cards
  * approve, reject with a reason, or approve edited args.

@@ -1,0 +1,47 @@
+/*
+ * The package's entry points: the main entry exports what the README
+ * documents and nothing else; the runtime's building blocks are reached
+ * through `adonis-agent-inbox/internals`.
+ */
+
+import { readFile } from 'node:fs/promises'
+import { test } from '@japa/runner'
+
+test.group('Package exports', () => {
+  test('the main entry exports what the README documents', async ({ assert }) => {
+    const main = await import('../../index.ts')
+    assert.sameMembers(Object.keys(main), [
+      'configure',
+      'stubsRoot',
+      'defineConfig',
+      'errors',
+      'defineAgent',
+      'defineTool',
+      'registerInboxRoutes',
+    ])
+  })
+
+  test('internals are exported from ./internals, for the source and the build', async ({
+    assert,
+  }) => {
+    const internals = await import('../../src/internals.ts')
+    assert.sameMembers(Object.keys(internals), [
+      'Agents',
+      'RunDriver',
+      'InlineExecutor',
+      'Inbox',
+      'RowSettler',
+      'hashArgs',
+      'AgentRun',
+      'ToolCall',
+      'RunCheckpoint',
+    ])
+
+    const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8'))
+    assert.deepEqual(pkg.exports['./internals'], {
+      'adonis-agent-inbox-source': './src/internals.ts',
+      'default': './build/src/internals.js',
+    })
+    assert.include(pkg.tsdown.entry, './src/internals.ts')
+  })
+})
