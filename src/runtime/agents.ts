@@ -10,7 +10,7 @@ import type { EventSink } from '../events.ts'
 import { Inbox } from '../inbox/inbox.ts'
 import type { EditedInputValidator } from '../inbox/row_settler.ts'
 import { AgentRun } from '../persistence/models/agent_run.ts'
-import { RunCheckpoint } from '../persistence/models/run_checkpoint.ts'
+import { JournalRow } from '../persistence/models/journal_row.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
 import { affectedRows, preparedColumns } from '../persistence/prepared_columns.ts'
 import type { QuestionLimits } from '../questions/types.ts'
@@ -108,7 +108,7 @@ export class Agents {
     const run = await AgentRun.find(id)
     if (!run) throw new E_NOT_FOUND([`No run ${id}`])
     const rows = await ToolCall.query().where('run_id', id).orderBy('sequence', 'asc')
-    const journal = await RunCheckpoint.query().where('run_id', id).orderBy('sequence', 'asc')
+    const journal = await JournalRow.query().where('run_id', id).orderBy('sequence', 'asc')
     return { run, rows, journal }
   }
 
@@ -149,7 +149,7 @@ export class Agents {
       throw new Error(`Only failed runs can be retried; run ${id} is ${run.status}`)
     }
     await AgentRun.transaction(async (trx) => {
-      await RunCheckpoint.query({ client: trx }).where('run_id', id).delete()
+      await JournalRow.query({ client: trx }).where('run_id', id).delete()
       run.useTransaction(trx)
       run.merge({
         status: 'queued',

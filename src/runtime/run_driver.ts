@@ -24,7 +24,7 @@ import {
   isFinished,
   type RunStatus,
 } from '../persistence/models/agent_run.ts'
-import { RunCheckpoint } from '../persistence/models/run_checkpoint.ts'
+import { JournalRow } from '../persistence/models/journal_row.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
 import { affectedRows, nextSequence, preparedColumns } from '../persistence/prepared_columns.ts'
 import {
@@ -522,7 +522,7 @@ export class RunDriver {
   }
 
   async #journal(runId: string): Promise<JournalEntry[]> {
-    const entries = await RunCheckpoint.query().where('run_id', runId).orderBy('sequence', 'asc')
+    const entries = await JournalRow.query().where('run_id', runId).orderBy('sequence', 'asc')
     return entries.map((entry) => ({ kind: entry.kind, payload: entry.payload }) as JournalEntry)
   }
 
@@ -532,9 +532,9 @@ export class RunDriver {
     kind: Kind,
     payload: JournalPayloads[Kind]
   ) {
-    await RunCheckpoint.create({
+    await JournalRow.create({
       runId: run.id,
-      sequence: await nextSequence(RunCheckpoint, run.id),
+      sequence: await nextSequence(JournalRow, run.id),
       key,
       kind,
       payload,
