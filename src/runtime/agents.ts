@@ -17,6 +17,7 @@ import type { QuestionLimits } from '../questions/types.ts'
 import debug from '../debug.ts'
 import type { AgentDefinition } from './define_agent.ts'
 import { InlineExecutor, type RunExecutor } from './executor.ts'
+import { journalRows } from './journal.ts'
 import { RunDriver, type RunDriverOptions } from './run_driver.ts'
 
 export type AgentsOptions = {
@@ -108,7 +109,7 @@ export class Agents {
     const run = await AgentRun.find(id)
     if (!run) throw new E_NOT_FOUND([`No run ${id}`])
     const rows = await ToolCall.query().where('run_id', id).orderBy('sequence', 'asc')
-    const journal = await JournalRow.query().where('run_id', id).orderBy('sequence', 'asc')
+    const journal = await journalRows(id)
     return { run, rows, journal }
   }
 
