@@ -10,13 +10,14 @@ import type { EventSink } from '../events.ts'
 import { Inbox } from '../inbox/inbox.ts'
 import type { EditedInputValidator } from '../inbox/row_settler.ts'
 import { AgentRun } from '../persistence/models/agent_run.ts'
-import { RunCheckpoint } from '../persistence/models/run_checkpoint.ts'
+import { JournalRow } from '../persistence/models/journal_row.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
 import { affectedRows, preparedColumns } from '../persistence/prepared_columns.ts'
 import type { QuestionLimits } from '../questions/types.ts'
 import debug from '../debug.ts'
 import type { AgentDefinition } from './define_agent.ts'
 import { InlineExecutor, type RunExecutor } from './executor.ts'
+import { journalRows } from './journal.ts'
 import { RunDriver, type RunDriverOptions } from './run_driver.ts'
 
 export type AgentsOptions = {
@@ -108,7 +109,7 @@ export class Agents {
     const run = await AgentRun.find(id)
     if (!run) throw new E_NOT_FOUND([`No run ${id}`])
     const rows = await ToolCall.query().where('run_id', id).orderBy('sequence', 'asc')
-    const journal = await RunCheckpoint.query().where('run_id', id).orderBy('sequence', 'asc')
+    const journal = await journalRows(id)
     return { run, rows, journal }
   }
 
@@ -148,7 +149,7 @@ export class Agents {
     if (!run) throw new E_NOT_FOUND([`No run ${id}`])
     if (run.status !== 'failed') throw new E_NOT_RETRYABLE([id, run.status])
     await AgentRun.transaction(async (trx) => {
-      await RunCheckpoint.query({ client: trx }).where('run_id', id).delete()
+      await JournalRow.query({ client: trx }).where('run_id', id).delete()
       run.useTransaction(trx)
       run.merge({
         status: 'queued',

@@ -34,7 +34,7 @@ test.group('Package exports', () => {
       'hashArgs',
       'AgentRun',
       'ToolCall',
-      'RunCheckpoint',
+      'JournalRow',
     ])
 
     const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8'))

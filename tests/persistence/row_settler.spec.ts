@@ -4,7 +4,7 @@ import { createTestApp, dbName } from '../helpers/database.ts'
 import { createActionRow, createAskRow, createRun, DEPLOY_QUESTIONS } from '../helpers/rows.ts'
 import { RowSettler } from '../../src/inbox/row_settler.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
-import { RunCheckpoint } from '../../src/persistence/models/run_checkpoint.ts'
+import { JournalRow } from '../../src/persistence/models/journal_row.ts'
 import {
   AlreadySettledException,
   InvalidReplyException,
@@ -288,14 +288,14 @@ test.group(`Tables | ${dbName()}`, (group) => {
   test('journal keys are unique per run, not across runs', async ({ assert }) => {
     const run = await createRun()
     const other = await createRun()
-    await RunCheckpoint.create({
+    await JournalRow.create({
       runId: run.id,
       sequence: 1,
       key: 'step:1:response',
       kind: 'model-response',
       payload: { text: 'hi' },
     })
-    await RunCheckpoint.create({
+    await JournalRow.create({
       runId: other.id,
       sequence: 1,
       key: 'step:1:response',
@@ -303,7 +303,7 @@ test.group(`Tables | ${dbName()}`, (group) => {
       payload: {},
     })
     await assert.rejects(() =>
-      RunCheckpoint.create({
+      JournalRow.create({
         runId: run.id,
         sequence: 2,
         key: 'step:1:response',
@@ -311,7 +311,7 @@ test.group(`Tables | ${dbName()}`, (group) => {
         payload: {},
       })
     )
-    const saved = await RunCheckpoint.query().where('run_id', run.id).firstOrFail()
+    const saved = await JournalRow.query().where('run_id', run.id).firstOrFail()
     assert.deepEqual(saved.payload, { text: 'hi' })
   })
 })

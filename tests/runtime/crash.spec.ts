@@ -19,7 +19,7 @@ import { createTestApp, dbName, sqliteFile } from '../helpers/database.ts'
 import { createAgents } from '../helpers/runtime.ts'
 import { AGENT_NAME, ANSWER, crashAgent } from '../fixtures/crash_agent.ts'
 import type { RunExecutor } from '../../src/runtime/executor.ts'
-import { RunCheckpoint } from '../../src/persistence/models/run_checkpoint.ts'
+import { JournalRow } from '../../src/persistence/models/journal_row.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import type { QuestionOutcome } from '../../src/questions/types.ts'
 
@@ -166,7 +166,7 @@ async function rowsOf(runId: string) {
 }
 
 async function journalKeys(runId: string) {
-  const entries = await RunCheckpoint.query().where('run_id', runId).orderBy('sequence', 'asc')
+  const entries = await JournalRow.query().where('run_id', runId).orderBy('sequence', 'asc')
   return entries.map((entry) => entry.key)
 }
 
@@ -404,7 +404,7 @@ test.group(`Runtime crash safety | ${dbName()}`, (group) => {
     assert.deepEqual(modelLines(files, input).slice(2), [`final ${winner}`])
     assert.deepEqual(executions(files, run.id), [`${run.id} blue ${winner}`])
     assert.lengthOf(await rowsOf(run.id), 2)
-    const journal = await RunCheckpoint.query().where('run_id', run.id).orderBy('sequence', 'asc')
+    const journal = await JournalRow.query().where('run_id', run.id).orderBy('sequence', 'asc')
     assert.deepEqual(
       journal.map((entry) => entry.key),
       COMPLETE_KEYS

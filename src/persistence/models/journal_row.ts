@@ -1,14 +1,15 @@
 /*
- * The run journal: each model response and tool result, written before the
- * run acts on it (docs/design.md §8.2). Keys are unique per run, so writing the same
- * checkpoint twice fails loudly instead of forking the history.
+ * One entry of the run journal: each model response and tool result,
+ * written before the run acts on it (docs/design.md §8.2). Keys are unique per run,
+ * so writing the same entry twice fails loudly instead of forking the
+ * history. Reading and appending live in src/runtime/journal.ts.
  */
 
 import { type DateTime } from 'luxon'
 import { BaseModel, column } from '@adonisjs/lucid/orm'
 import { jsonColumn } from '../json_column.ts'
 
-export class RunCheckpoint extends BaseModel {
+export class JournalRow extends BaseModel {
   static table = 'agent_run_journal'
 
   @column({ isPrimary: true })

@@ -1,42 +1,12 @@
 /*
  * Rebuilds the conversation a run had with its model from the run journal.
- * Pure: it reads checkpoint payloads and returns AI SDK model messages, so
- * a run resumed on another process sends exactly what it would have sent.
+ * Pure: it reads journal entries' payloads and returns AI SDK model
+ * messages, so a run resumed on another process sends exactly what it
+ * would have sent. Kept apart from journal.ts, which reads the database.
  */
 
 import type { ModelMessage } from 'ai'
-
-/**
- * One tool call as the model made it, saved with its response.
- */
-export type SavedToolCall = {
-  toolCallId: string
-  toolName: string
-  input: unknown
-  /** The SDK could not parse it or knows no such tool; its error is in `messages` */
-  invalid: boolean
-}
-
-export type ToolOutput = { type: 'text' | 'error-text'; value: string }
-
-/**
- * Payloads of the journal's entries, by kind.
- */
-export type JournalPayloads = {
-  'input': { text: string }
-  'intake': { text: string | null }
-  'model-response': {
-    messages: ModelMessage[]
-    toolCalls: SavedToolCall[]
-    text: string
-    finishReason: string
-  }
-  'tool-result': { step: number; toolCallId: string; toolName: string; output: ToolOutput }
-}
-
-export type JournalEntry = {
-  [K in keyof JournalPayloads]: { kind: K; payload: JournalPayloads[K] }
-}[keyof JournalPayloads]
+import type { JournalEntry, SavedToolCall, ToolOutput } from './journal.ts'
 
 type ToolResultPart = {
   type: 'tool-result'
@@ -51,7 +21,7 @@ type ToolResultPart = {
  * the tools: the SDK's own errors for invalid calls and the runtime's results.
  *
  * @example
- * const messages = buildMessages(checkpoints.map((c) => ({ kind: c.kind, payload: c.payload })))
+ * const messages = buildMessages(await readJournal(run.id))
  */
 export function buildMessages(entries: JournalEntry[]): ModelMessage[] {
   const messages: ModelMessage[] = []

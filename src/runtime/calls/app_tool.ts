@@ -1,0 +1,70 @@
+/*
+ * A call of one of the agent's own tools. A new call is validated, then
+ * either opens an approval wait (when the tool needs approval for this
+ * input) or is recorded and executed at once. A call found with a row is
+ * carried on from what the row says: still pending, cancelled, approved
+ * (with the args the person saw, maybe edited) or declined.
+ */
+
+import { hashArgs } from '../../inbox/args_hash.ts'
+import type { RecordedCall } from '../../inbox/inbox.ts'
+import type { ToolCall } from '../../persistence/models/tool_call.ts'
+import type { DecisionOutcome } from '../../questions/types.ts'
+import type { SavedToolCall } from '../journal.ts'
+import { CANCELLED, errorOutput, WAIT, type CallContext, type CallResult } from './context.ts'
+import { executeOnce } from './execute_once.ts'
+import { expiry, openWait, recordCall } from './waits.ts'
+
+/**
+ * Handles a call of an app tool. `row` is the call's row when an earlier
+ * pass opened or recorded it.
+ */
+export async function handleAppTool(
+  context: CallContext,
+  call: SavedToolCall,
+  row: ToolCall | undefined
+): Promise<CallResult> {
+  const definition = context.agent.tools.get(call.toolName)
+  if (!definition) {
+    return errorOutput(`There is no tool named "${call.toolName}". Use one of the tools offered.`)
+  }
+  if (!row) {
+    const checked = await definition.validate(call.input)
+    if (!checked.ok) {
+      return errorOutput(
+        `Invalid input for tool "${definition.name}":\n${checked.issues
+          .map((issue) => `${issue.path}: ${issue.message}`)
+          .join('\n')}\nNothing was run. Fix the input and call the tool again.`
+      )
+    }
+    const approval = await definition.needsApproval(checked.value)
+    const recorded = {
+      kind: definition.kind,
+      toolName: definition.name,
+      toolCallId: call.toolCallId,
+      args: checked.value,
+      summary: definition.summarize(checked.value),
+    } satisfies RecordedCall
+    if (approval) {
+      await openWait(context, recorded, expiry(context.agent))
+      return WAIT
+    }
+    const created = await recordCall(context, recorded)
+    return executeOnce(context, definition, created, checked.value, null)
+  }
+
+  if (row.status === 'pending') return WAIT
+  if (row.status === 'cancelled') return CANCELLED
+  if (row.status === 'auto') return executeOnce(context, definition, row, row.request.args, null)
+
+  const decision = row.outcome as DecisionOutcome
+  if (row.status !== 'approved') return { type: 'text', value: decision.text }
+  if (hashArgs(row.request.args) !== row.argsHash) {
+    return errorOutput(
+      'The approved args no longer match what the person was shown, so the action was not run.'
+    )
+  }
+  const edited = decision.editedInput !== undefined
+  const args = edited ? decision.editedInput : row.request.args
+  return executeOnce(context, definition, row, args, decision.text)
+}

@@ -1,0 +1,45 @@
+/*
+ * What every tool-call handler in this folder shares: the run and agent of
+ * the step being handled, the attempt's rows, and the few services that
+ * write (the inbox for rows, the run state for failing a run, the
+ * checkpoint hook). A handler answers with output for the model, or with
+ * WAIT / CANCELLED for the loop to act on.
+ *
+ * The folder holds one file per kind of call: intake.ts (the agent's form),
+ * ask.ts (the model's questions), app_tool.ts (the app's tools and their
+ * approval), execute_once.ts (running a tool at most once), waits.ts
+ * (opening waits, expiry, answer memory) and toolset.ts (what the model is
+ * offered).
+ */
+
+import type { Inbox } from '../../inbox/inbox.ts'
+import type { AgentRun } from '../../persistence/models/agent_run.ts'
+import type { ToolCall } from '../../persistence/models/tool_call.ts'
+import type { AgentDefinition } from '../define_agent.ts'
+import type { OnCheckpoint, ToolOutput } from '../journal.ts'
+import type { RunState } from '../run_state.ts'
+
+export type CallContext = {
+  run: AgentRun
+  agent: AgentDefinition
+  /** This attempt's rows, in order; rows opened while handling are added */
+  rows: ToolCall[]
+  /** Where rows are written and waits opened */
+  inbox: Inbox
+  state: RunState
+  onCheckpoint?: OnCheckpoint
+}
+
+/** The run must wait for a person */
+export const WAIT = Symbol('wait')
+/** The run was cancelled under our feet */
+export const CANCELLED = Symbol('cancelled')
+
+export type CallResult = ToolOutput | typeof WAIT | typeof CANCELLED
+
+/**
+ * Output the model reads as a failed call.
+ */
+export function errorOutput(value: string): ToolOutput {
+  return { type: 'error-text', value }
+}

@@ -1,0 +1,58 @@
+/*
+ * The agent's intake form: a question set asked before the first model
+ * call, answered like any question set. Its row is opened once per
+ * attempt, and a retried run recalls the earlier answer instead of asking
+ * again.
+ */
+
+import { RUN_FAILURES } from '../../errors.ts'
+import type { QuestionOutcome, QuestionSet } from '../../questions/types.ts'
+import { assertQuestionSet } from '../../questions/validate.ts'
+import { CANCELLED, WAIT, type CallContext } from './context.ts'
+import { expiry, openWait, recall } from './waits.ts'
+
+/**
+ * The intake row: created before the first model call, answered like
+ * any question set. Returns the text for the model, or a wait. An invalid
+ * intake fails the run and returns `'invalid'`; an agent whose intake
+ * gives no set returns null.
+ */
+export async function handleIntake(context: CallContext) {
+  const { run, agent } = context
+  let row = context.rows.find((candidate) => candidate.kind === 'intake')
+  if (!row) {
+    const intake = agent.intake!
+    const set = typeof intake === 'function' ? await intake(run.input) : intake
+    if (!set) return null
+    /*
+     * The intake is the app's own code: its problems (an empty set, a bad
+     * intent, a default not on offer) come as the coded errors app code
+     * gets, and fail the run before any model call.
+     */
+    let checked: QuestionSet
+    try {
+      checked = await assertQuestionSet(set)
+    } catch (error) {
+      await context.state.fail(
+        run,
+        RUN_FAILURES.invalidIntake,
+        `The intake of agent "${agent.name}" is invalid: ${(error as Error).message}`
+      )
+      return 'invalid' as const
+    }
+    // A retried run does not ask its intake again (docs/design.md §4.5)
+    const recalled = await recall(run, 'intake', checked)
+    row = await openWait(
+      context,
+      { kind: 'intake', set: checked },
+      {
+        ...expiry(agent),
+        recalled: recalled ?? undefined,
+      }
+    )
+  }
+  if (row.status === 'pending') return WAIT
+  if (row.status === 'cancelled') return CANCELLED
+  const outcome = row.outcome as QuestionOutcome
+  return `Intake form, answered before you started:\n${outcome.text}`
+}

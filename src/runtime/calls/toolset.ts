@@ -1,0 +1,39 @@
+/*
+ * The tools a run's model is offered on each call: the agent's own, and
+ * the ask tool only when someone can answer. The tools have no `execute`:
+ * the SDK hands their calls back, the response is journaled, and the loop
+ * handles each call from the journal.
+ */
+
+import { jsonSchema, tool, type ToolSet } from 'ai'
+import type { AgentRun } from '../../persistence/models/agent_run.ts'
+import { ASK_TOOL_NAME, askToolDescription, askToolInputSchema } from '../../questions/ask_tool.ts'
+import type { AgentDefinition } from '../define_agent.ts'
+
+/**
+ * Whether someone can answer this run's questions (docs/design.md §4.1).
+ */
+export function canAsk(run: AgentRun, agent: AgentDefinition): boolean {
+  return agent.askEnabled && run.ownerId !== null && run.parentRunId === null
+}
+
+/**
+ * The tools the model is offered: the agent's, plus the ask tool only
+ * when someone can answer (docs/design.md §4.1).
+ */
+export function toolset(run: AgentRun, agent: AgentDefinition): ToolSet {
+  const tools: ToolSet = {}
+  for (const definition of agent.tools.values()) {
+    tools[definition.name] = tool({
+      description: definition.description,
+      inputSchema: jsonSchema(definition.jsonSchema as any),
+    })
+  }
+  if (canAsk(run, agent)) {
+    tools[ASK_TOOL_NAME] = tool({
+      description: askToolDescription(agent.limits),
+      inputSchema: jsonSchema(askToolInputSchema(agent.limits) as any),
+    })
+  }
+  return tools
+}

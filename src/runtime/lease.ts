@@ -1,0 +1,103 @@
+/*
+ * The lease on a run row: what keeps two processes from driving the same
+ * run (docs/design.md §9). It is three columns of `agent_runs` (`status`,
+ * `lease_owner`, `lease_expires_at`) changed only by conditional updates,
+ * so taking it is a race the database decides. A driver that dies stops
+ * its heartbeat, and its lease lapses after the ttl for another to take.
+ */
+
+import { hostname } from 'node:os'
+import { randomUUID } from 'node:crypto'
+import { DateTime } from 'luxon'
+import { AgentRun, FINISHED_RUN_STATUSES } from '../persistence/models/agent_run.ts'
+import { affectedRows, preparedColumns } from '../persistence/prepared_columns.ts'
+import debug from '../debug.ts'
+
+export type LeaseOptions = {
+  /** How long a lease lasts without a heartbeat; default 60 s */
+  ttl?: number
+  /** Identifies this process in `lease_owner` */
+  owner?: string
+}
+
+/**
+ * @example
+ * const lease = new Lease({ ttl: 60_000 })
+ * if (await lease.acquire(runId)) await lease.hold(runId, () => work())
+ */
+export class Lease {
+  readonly owner: string
+  #ttl: number
+
+  constructor(options: LeaseOptions = {}) {
+    this.#ttl = options.ttl ?? 60_000
+    this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`
+  }
+
+  /**
+   * Takes the lease when nobody holds a live one. The status moves to
+   * `running` so a dead driver's run is found at start-up.
+   */
+  async acquire(runId: string): Promise<boolean> {
+    const now = DateTime.now()
+    const probe = new AgentRun()
+    const affected = await AgentRun.query()
+      .where('id', runId)
+      .whereNotIn('status', FINISHED_RUN_STATUSES)
+      .where((free) =>
+        free
+          .whereNull('lease_owner')
+          .orWhere(
+            'lease_expires_at',
+            '<',
+            preparedColumns(probe, { leaseExpiresAt: now }).lease_expires_at
+          )
+      )
+      .update(
+        preparedColumns(probe, {
+          status: 'running',
+          leaseOwner: this.owner,
+          leaseExpiresAt: now.plus({ milliseconds: this.#ttl }),
+          updatedAt: now,
+        })
+      )
+    const won = affectedRows(affected) === 1
+    debug('run %s: lease %s by %s', runId, won ? 'taken' : 'refused', this.owner)
+    return won
+  }
+
+  /**
+   * Runs `work` on a run whose lease this process took, extending the
+   * lease every third of its ttl, and releases it when `work` ends.
+   */
+  async hold<T>(runId: string, work: () => Promise<T>): Promise<T> {
+    const heartbeat = setInterval(() => void this.#extend(runId), this.#ttl / 3)
+    heartbeat.unref()
+    try {
+      return await work()
+    } finally {
+      clearInterval(heartbeat)
+      await this.#release(runId)
+    }
+  }
+
+  async #extend(runId: string) {
+    const probe = new AgentRun()
+    await AgentRun.query()
+      .where('id', runId)
+      .where('lease_owner', this.owner)
+      .update(
+        preparedColumns(probe, {
+          leaseExpiresAt: DateTime.now().plus({ milliseconds: this.#ttl }),
+        })
+      )
+      .catch((error) => debug('run %s: heartbeat failed %O', runId, error))
+  }
+
+  async #release(runId: string) {
+    await AgentRun.query()
+      .where('id', runId)
+      .where('lease_owner', this.owner)
+      .update({ lease_owner: null, lease_expires_at: null })
+  }
+}

@@ -1,0 +1,78 @@
+/*
+ * A run's status changes and the events they emit. Every change is a
+ * conditional update that leaves a finished run alone, so a run cancelled
+ * while its driver worked stays cancelled, and the event goes out only
+ * when this change is the one that took. The codes a failed run is stored
+ * with live here too, so every reason a run fails is in one list.
+ */
+
+import { DateTime } from 'luxon'
+import type { RunFailureCode } from '../errors.ts'
+import type { EventSink } from '../events.ts'
+import { AgentRun, FINISHED_RUN_STATUSES, type RunStatus } from '../persistence/models/agent_run.ts'
+import { affectedRows, preparedColumns } from '../persistence/prepared_columns.ts'
+import debug from '../debug.ts'
+
+/**
+ * @example
+ * const state = new RunState(events)
+ * await state.fail(run, RUN_FAILURES.maxSteps, 'The run reached its limit')
+ */
+export class RunState {
+  #events?: EventSink
+
+  constructor(events?: EventSink) {
+    this.#events = events
+  }
+
+  /**
+   * The run waits for a person. Returns the status it ended up in.
+   */
+  async wait(run: AgentRun): Promise<RunStatus> {
+    const status = await this.#transition(run, 'waiting')
+    if (status === 'waiting') await this.#events?.emit('agents:run:waiting', { run })
+    return status
+  }
+
+  /**
+   * The run ends with the model's final answer.
+   */
+  async complete(run: AgentRun, text: string): Promise<RunStatus> {
+    const status = await this.#transition(run, 'completed', {
+      result: { text },
+      finishedAt: DateTime.now(),
+    })
+    if (status === 'completed') await this.#events?.emit('agents:run:completed', { run })
+    return status
+  }
+
+  /**
+   * The run ends failed, with a code and a message for people.
+   */
+  async fail(run: AgentRun, code: RunFailureCode, message: string): Promise<RunStatus> {
+    debug('run %s failed: %s %s', run.id, code, message)
+    const status = await this.#transition(run, 'failed', {
+      errorCode: code,
+      error: message,
+      finishedAt: DateTime.now(),
+    })
+    if (status === 'failed') await this.#events?.emit('agents:run:failed', { run })
+    return status
+  }
+
+  /**
+   * Moves the run to a new status, unless it was cancelled meanwhile.
+   */
+  async #transition(run: AgentRun, status: RunStatus, changes: Partial<AgentRun> = {}) {
+    const affected = await AgentRun.query()
+      .where('id', run.id)
+      .whereNotIn('status', FINISHED_RUN_STATUSES)
+      .update(preparedColumns(run, { status, ...changes, updatedAt: DateTime.now() }))
+    if (affectedRows(affected) !== 1) {
+      const current = await AgentRun.findOrFail(run.id)
+      return current.status
+    }
+    Object.assign(run, { status, ...changes })
+    return status
+  }
+}
