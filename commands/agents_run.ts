@@ -17,12 +17,11 @@ import type { CommandOptions } from '@adonisjs/core/types/ace'
 import type { AgentRun } from '../src/persistence/models/agent_run.ts'
 import type { ToolCall } from '../src/persistence/models/tool_call.ts'
 import type { Agents } from '../src/runtime/agents.ts'
+import { waitsForAnswers } from '../src/inbox/wait.ts'
 import '../src/types/extended.ts'
 
 /** How often a run driven elsewhere (a queue worker) is looked at again */
 const POLL_INTERVAL = 250
-
-const FINISHED = new Set(['completed', 'failed', 'cancelled'])
 
 export default class AgentsRun extends BaseCommand {
   static commandName = 'agents:run'
@@ -54,6 +53,7 @@ export default class AgentsRun extends BaseCommand {
       await import('../src/channels/terminal_answers.ts')
     const { TerminalReader, hasTerminal, settleFromTerminal, terminalUser } =
       await import('../src/channels/terminal.ts')
+    const { isFinished } = await import('../src/persistence/models/agent_run.ts')
 
     const agents = await this.app.container.make('agents.runtime')
     if (!agents.definitions.has(this.agent)) {
@@ -80,10 +80,10 @@ export default class AgentsRun extends BaseCommand {
     try {
       for (;;) {
         await agents.idle()
-        const { run: current, rows } = await agents.transcript(run.id)
-        if (FINISHED.has(current.status)) return this.#report(current)
+        await run.refresh()
+        if (isFinished(run.status)) return this.#report(run)
 
-        const pending = rows.filter((row) => row.status === 'pending')
+        const { rows: pending } = await agents.inbox.list({ status: 'pending', runId: run.id })
         if (pending.length === 0) {
           // Driven elsewhere (a queue worker, another process's lease)
           await sleep(POLL_INTERVAL)
@@ -116,7 +116,7 @@ export default class AgentsRun extends BaseCommand {
    * (an intake) proceed on their defaults, marked skipped.
    */
   async #settleWithoutTerminal(agents: Agents, row: ToolCall, by: string, reason: string) {
-    const asks = row.kind === 'ask' || row.kind === 'intake'
+    const asks = waitsForAnswers(row)
     const reply = asks ? { answers: {}, skip: true } : { approved: false, reason }
     try {
       await agents.inbox.settle(row.id, reply, { by, via: 'terminal' })

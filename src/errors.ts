@@ -1,12 +1,20 @@
 /*
  * Every error the package raises, with a stable `E_...` code and a
- * message that says what to do. Simple ones come from `createError`; those
- * that carry data for an HTTP answer (who settled a row, which fields failed)
- * are classes. Pure modules may import this file: it depends on nothing but
- * `@adonisjs/core/exceptions`.
+ * message that says what to do. Simple ones come from `createError`. Those
+ * the inbox's HTTP routes can raise are classes that render themselves, the
+ * way `@adonisjs/bouncer`'s and `@adonisjs/auth`'s do: the app's exception
+ * handler calls their `handle(error, ctx)`, which answers API clients with
+ * a JSON body and a form post from the page with flashed errors and a
+ * redirect back. So the statuses and bodies live here, once, and no
+ * controller maps codes to statuses.
+ *
+ * Pure modules (the question model) import this file: at runtime it depends
+ * on nothing but `@adonisjs/core/exceptions`. The HTTP context is a type
+ * only, and the session (an optional peer) is read duck-typed.
  */
 
 import { createError, Exception } from '@adonisjs/core/exceptions'
+import type { HttpContext } from '@adonisjs/core/http'
 import type { QuestionIssue } from './questions/types.ts'
 
 /**
@@ -81,10 +89,89 @@ export class InvalidQuestionSetException extends Exception {
 }
 
 /**
+ * What an HTTP client receives for an error of the inbox: the status again,
+ * the stable code, the message, and what the error carries (the field
+ * errors of a reply, who settled a row first).
+ */
+export type ErrorResponseBody = {
+  status: number
+  code: string
+  message: string
+  errors?: { field: string; message: string }[]
+  settledBy?: string | null
+  settledVia?: string | null
+  settledAt?: string | null
+}
+
+/**
+ * The session as rendering needs it. `@adonisjs/session` is the app's
+ * choice, so it is read off the context duck-typed, never imported.
+ */
+type FlashSession = { flash(key: string, value: unknown): void }
+
+/**
+ * A form post from a page rather than an API call: a non-GET Inertia visit
+ * (`x-inertia`), or a browser form that prefers HTML to JSON. Only those
+ * can be redirected back to a page that shows the flashed errors; a GET
+ * (a page load) gets the JSON body, which Inertia shows as it is.
+ */
+function isFormPost(ctx: HttpContext): boolean {
+  if (ctx.request.method() === 'GET') return false
+  if (ctx.request.header('x-inertia')) return true
+  return ctx.request.accepts(['json', 'html']) === 'html'
+}
+
+/**
+ * Field errors keyed by field, the shape Inertia forms read; an error of
+ * no field is the reply's as a whole.
+ */
+function fieldErrors(body: ErrorResponseBody): Record<string, string> {
+  if (!body.errors) return { reply: body.message }
+  return Object.fromEntries(body.errors.map((error) => [error.field, error.message]))
+}
+
+/**
+ * An error the inbox's HTTP routes can raise. It renders itself when the
+ * app's exception handler (a stock `ExceptionHandler` does) calls `handle`:
+ *  - API clients get `status` with `responseBody()` as JSON;
+ *  - a form post from the page, with a session, gets `errors` (field →
+ *    message) and `inbox` (`{ error: body }`) flashed and a redirect back.
+ *
+ * Subclasses declare `static status` and `static code`, and extend
+ * `responseBody()` with what they carry.
+ *
+ * @example
+ * // an app handler that renders these its own way
+ * if (error instanceof errors.HttpFacingException) return ctx.response.status(error.status).send(error.responseBody())
+ */
+export abstract class HttpFacingException extends Exception {
+  /**
+   * The JSON body API clients receive, and the page's flashed `inbox.error`.
+   */
+  responseBody(): ErrorResponseBody {
+    return { status: this.status, code: this.code!, message: this.message }
+  }
+
+  /**
+   * Converts the error to a response; called by the app's exception handler.
+   */
+  async handle(error: this, ctx: HttpContext) {
+    const body = error.responseBody()
+    const session = (ctx as { session?: FlashSession }).session
+    if (session && isFormPost(ctx)) {
+      session.flash('errors', fieldErrors(body))
+      session.flash('inbox', { error: body })
+      return ctx.response.redirect().back()
+    }
+    ctx.response.status(body.status).send(body)
+  }
+}
+
+/**
  * A reply of the wrong shape for the wait: answers sent to an approval
  * (docs/design.md §6.3). It is never read as a rejection.
  */
-export class ReplyMismatchException extends Exception {
+export class ReplyMismatchException extends HttpFacingException {
   static status = 422
   static code = 'E_REPLY_MISMATCH'
 
@@ -99,12 +186,17 @@ export class ReplyMismatchException extends Exception {
           : 'This row waits for answers: send { answers: { [questionId]: string[] } }, or a skip')
     )
   }
+
+  responseBody(): ErrorResponseBody {
+    const field = this.expected === 'decision' ? 'approved' : 'answers'
+    return { ...super.responseBody(), errors: [{ field, message: this.message }] }
+  }
 }
 
 /**
  * A reply that failed Vine validation: `errors` carries the field errors.
  */
-export class InvalidReplyException extends Exception {
+export class InvalidReplyException extends HttpFacingException {
   static status = 422
   static code = 'E_INVALID_REPLY'
 
@@ -113,12 +205,19 @@ export class InvalidReplyException extends Exception {
       `The reply is invalid: ${errors.map((error) => `${error.path}: ${error.message}`).join('; ')}`
     )
   }
+
+  responseBody(): ErrorResponseBody {
+    return {
+      ...super.responseBody(),
+      errors: this.errors.map((issue) => ({ field: issue.path, message: issue.message })),
+    }
+  }
 }
 
 /**
  * Another reply settled the row first (docs/design.md §7.2).
  */
-export class AlreadySettledException extends Exception {
+export class AlreadySettledException extends HttpFacingException {
   static status = 409
   static code = 'E_ALREADY_SETTLED'
 
@@ -134,48 +233,103 @@ export class AlreadySettledException extends Exception {
       }${settledAt ? ` at ${settledAt.toISOString()}` : ''}. Reload to see the outcome`
     )
   }
+
+  responseBody(): ErrorResponseBody {
+    return {
+      ...super.responseBody(),
+      settledBy: this.settledBy,
+      settledVia: this.settledVia,
+      settledAt: this.settledAt?.toISOString() ?? null,
+    }
+  }
 }
 
 /**
  * The row expired before the reply arrived; its onExpiry policy settled it.
+ *
+ * @example
+ * throw new E_EXPIRED([row.id])
  */
-export const E_EXPIRED = createError<[string]>(
-  'Row %s has expired and was settled by its expiry policy. The reply was not applied',
-  'E_EXPIRED',
-  410
-)
+export const E_EXPIRED = class extends HttpFacingException {
+  static status = 410
+  static code = 'E_EXPIRED'
+
+  constructor([rowId]: [rowId: string], options?: ErrorOptions) {
+    super(
+      `Row ${rowId} has expired and was settled by its expiry policy. The reply was not applied`,
+      options
+    )
+  }
+}
 
 /**
  * The row was cancelled (its run was cancelled) before the reply arrived.
+ *
+ * @example
+ * throw new E_CANCELLED([row.id])
  */
-export const E_CANCELLED = createError<[string]>(
-  'Row %s was cancelled with its run. The reply was not applied',
-  'E_CANCELLED',
-  410
-)
+export const E_CANCELLED = class extends HttpFacingException {
+  static status = 410
+  static code = 'E_CANCELLED'
+
+  constructor([rowId]: [rowId: string], options?: ErrorOptions) {
+    super(`Row ${rowId} was cancelled with its run. The reply was not applied`, options)
+  }
+}
 
 /**
- * No such row (or run).
+ * No such row (or run, or agent); the message says which.
+ *
+ * @example
+ * throw new E_NOT_FOUND([`No row ${id}`])
  */
-export const E_NOT_FOUND = createError<[string]>('%s', 'E_NOT_FOUND', 404)
+export const E_NOT_FOUND = class extends HttpFacingException {
+  static status = 404
+  static code = 'E_NOT_FOUND'
+
+  constructor([message]: [message: string], options?: ErrorOptions) {
+    super(message, options)
+  }
+}
 
 /**
  * A page cursor that no inbox listing gave out.
  */
-export const E_INVALID_CURSOR = createError(
-  'The cursor is not one the inbox gave out. Use the "next" value of the previous page, or leave it out for the first page',
-  'E_INVALID_CURSOR',
-  400
-)
+export const E_INVALID_CURSOR = class extends HttpFacingException {
+  static status = 400
+  static code = 'E_INVALID_CURSOR'
+  static message =
+    'The cursor is not one the inbox gave out. Use the "next" value of the previous page, or leave it out for the first page'
+}
 
 /**
- * The person may not see or settle this row.
+ * A listing's query string that does not hold: `errors` names each
+ * parameter and what it takes.
  */
-export const E_FORBIDDEN = createError(
-  'You may not settle this row. Ask its owner, or an admin allowed by the inbox authorization hook',
-  'E_FORBIDDEN',
-  403
-)
+export class InvalidQueryException extends HttpFacingException {
+  static status = 422
+  static code = 'E_INVALID_QUERY'
+
+  constructor(public errors: { field: string; message: string }[]) {
+    super(
+      `The query string is invalid: ${errors.map((error) => `${error.field}: ${error.message}`).join('; ')}`
+    )
+  }
+
+  responseBody(): ErrorResponseBody {
+    return { ...super.responseBody(), errors: this.errors }
+  }
+}
+
+/**
+ * The person may not see or settle this row (or is not signed in).
+ */
+export const E_FORBIDDEN = class extends HttpFacingException {
+  static status = 403
+  static code = 'E_FORBIDDEN'
+  static message =
+    'You may not settle this row. Ask its owner, or an admin allowed by the inbox authorization hook'
+}
 
 /**
  * An MCP server sent an elicitation the inbox cannot ask: a URL-mode request,

@@ -4,13 +4,21 @@
  * with `via: 'terminal'`, like any other channel. The words and the parsing
  * are pure (./terminal_answers.ts); this module owns the IO: a line reader
  * over node:readline and the prompt loops. It may import the question
- * model, the errors and the inbox's types, never Lucid or HTTP.
+ * model, the errors, the inbox's types and its wait rule (../inbox/wait.ts),
+ * never Lucid or HTTP.
  */
 
 import { userInfo } from 'node:os'
 import { createInterface, type Interface } from 'node:readline'
 import type { Inbox } from '../inbox/inbox.ts'
-import { InvalidReplyException } from '../errors.ts'
+import { waitsForAnswers } from '../inbox/wait.ts'
+import {
+  AlreadySettledException,
+  E_CANCELLED,
+  E_EXPIRED,
+  E_NOT_FOUND,
+  InvalidReplyException,
+} from '../errors.ts'
 import type { DecisionReply, QuestionSet, Reply } from '../questions/types.ts'
 import {
   ANSWER_PROMPT,
@@ -174,7 +182,7 @@ export function askReply(
   reader: LineReader,
   write: LineWriter
 ): Promise<Reply | null> {
-  return row.kind === 'ask' || row.kind === 'intake'
+  return waitsForAnswers(row)
     ? askAnswers(row.request as QuestionSet, reader, write)
     : askDecision(row, reader, write)
 }
@@ -191,7 +199,8 @@ export type TerminalSettlement =
   | { result: 'lost'; message: string }
   | { result: 'aborted' }
 
-const LOST_CODES = new Set(['E_ALREADY_SETTLED', 'E_EXPIRED', 'E_CANCELLED', 'E_NOT_FOUND'])
+/** What the inbox throws when the row was lost to another channel, or is gone */
+const LOST = [AlreadySettledException, E_EXPIRED, E_CANCELLED, E_NOT_FOUND]
 
 /**
  * Asks a row's reply on the terminal and settles it through the inbox as
@@ -221,8 +230,9 @@ export async function settleFromTerminal(
         write('  Please answer again.')
         continue
       }
-      const code = (error as { code?: string }).code
-      if (code && LOST_CODES.has(code)) return { result: 'lost', message: (error as Error).message }
+      if (LOST.some((Lost) => error instanceof Lost)) {
+        return { result: 'lost', message: (error as Error).message }
+      }
       throw error
     }
   }

@@ -9,6 +9,7 @@
 
 import type { Question, QuestionSet } from '../questions/types.ts'
 import { checkValue, inputTypeOf, isSingleChoice } from '../questions/values.ts'
+import { waitsForAnswers } from '../inbox/wait.ts'
 
 /**
  * What a person typed for one question:
@@ -296,7 +297,7 @@ export function answersReply(parsed: Map<string, string[] | null>) {
  */
 export type WaitingRow = {
   id: string
-  kind: string
+  kind: 'read' | 'action' | 'ask' | 'intake'
   toolName: string
   runId: string
   ownerId: string | null
@@ -312,7 +313,7 @@ export type WaitingRow = {
  * // 'approve deploy: Deploy main'
  */
 export function describeWaiting(row: Pick<WaitingRow, 'kind' | 'toolName' | 'request'>): string {
-  if (row.kind === 'ask' || row.kind === 'intake') {
+  if (waitsForAnswers(row)) {
     const set = row.request as QuestionSet
     const first = set.questions[0]?.prompt ?? ''
     const more = set.questions.length > 1 ? ` (+${set.questions.length - 1} more)` : ''

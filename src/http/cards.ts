@@ -6,6 +6,7 @@
 import type { AgentRun } from '../persistence/models/agent_run.ts'
 import type { ToolCall } from '../persistence/models/tool_call.ts'
 import type { Outcome, QuestionSet } from '../questions/types.ts'
+import { waitsForAnswers } from '../inbox/wait.ts'
 
 export type RowCard = {
   id: string
@@ -44,7 +45,6 @@ export type RunGroup = { run: RunSummary | null; rows: RowCard[] }
  * A row as a card.
  */
 export function rowCard(row: ToolCall): RowCard {
-  const waitsForAnswers = row.kind === 'ask' || row.kind === 'intake'
   return {
     id: row.id,
     runId: row.runId,
@@ -54,7 +54,7 @@ export function rowCard(row: ToolCall): RowCard {
     createdAt: row.createdAt?.toISO() ?? null,
     expiresAt: row.expiresAt?.toISO() ?? null,
     onExpiry: row.onExpiry,
-    ...(waitsForAnswers
+    ...(waitsForAnswers(row)
       ? { questionSet: row.request as QuestionSet }
       : { action: { summary: row.request?.summary ?? row.toolName, args: row.request?.args } }),
     ...(row.status === 'pending'

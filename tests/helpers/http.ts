@@ -1,13 +1,21 @@
 /*
  * A real Adonis HTTP server for the inbox's API tests: the app of
  * tests/helpers/database.ts in the web environment, with the body parser,
- * the inbox routes, and a Node http server on a loopback port.
+ * the inbox routes, a stock exception handler, and a Node http server on a
+ * loopback port.
  */
 
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { ExceptionHandler } from '@adonisjs/core/http'
 import { createTestApp, type TestAppOptions } from './database.ts'
 import { registerInboxRoutes } from '../../src/http/register_routes.ts'
+
+/**
+ * The exception handler of a generated app (app/exceptions/handler.ts),
+ * unchanged: errors that render themselves are answered by their `handle`.
+ */
+class HttpExceptionHandler extends ExceptionHandler {}
 
 /**
  * Boots the app and listens on 127.0.0.1, on TEST_HTTP_PORT (set by bin/test.ts)
@@ -25,6 +33,7 @@ export async function createHttpApp(options: TestAppOptions & { port?: number } 
     },
   })
   const server = await testApp.app.container.make('server')
+  server.errorHandler(async () => ({ default: HttpExceptionHandler }))
   await server.boot()
   const http: Server = createServer((req, res) => server.handle(req, res))
   await new Promise<void>((resolve) =>

@@ -1,7 +1,9 @@
 /*
  * The inbox's JSON API over a real Adonis HTTP server: every status code of
  * the reply endpoint, the authorization matrix (owner, another person, a
- * guest, an admin allowed by the hook), and a run resumed by an HTTP reply.
+ * guest, an admin allowed by the hook), paging and its refused query
+ * strings, errors rendering themselves through the app's stock exception
+ * handler, and a run resumed by an HTTP reply.
  */
 
 import { test } from '@japa/runner'
@@ -15,6 +17,10 @@ import { defineConfig } from '../../src/define_config.ts'
 import { defineAgent } from '../../src/runtime/define_agent.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import type { QuestionOutcome } from '../../src/questions/types.ts'
+import { AlreadySettledException } from '../../src/errors.ts'
+
+/** What the app's route below flashed, as a session would keep it */
+const flashed: Record<string, unknown> = {}
 
 /** Identity comes from a header here: the identify hook is the app's to write */
 const person = (name: string) => ({ 'x-person': name, 'accept': 'application/json' })
@@ -47,6 +53,23 @@ test.group(`Inbox API | ${dbName()}`, (group) => {
           },
         },
       }),
+      // A route of the app's own, outside the inbox's controller, that hits a settled row
+      preload: async (preloaded) => {
+        const router = await preloaded.container.make('router')
+        router.post('/app/settle-late', (ctx) => {
+          if (ctx.request.header('x-with-session')) {
+            Object.assign(ctx, {
+              session: { flash: (key: string, value: unknown) => (flashed[key] = value) },
+            })
+          }
+          throw new AlreadySettledException(
+            'row-1',
+            'user:1',
+            'web',
+            new Date('2030-01-02T03:04:05.000Z')
+          )
+        })
+      },
     })
     app = httpApp.app
     return () => httpApp.terminate()
@@ -221,6 +244,125 @@ test.group(`Inbox API | ${dbName()}`, (group) => {
     const settled = await client.get('/inbox/settled').headers(person('user:1'))
     settled.assertStatus(200)
     assert.equal(settled.body().rows[0].id, row.id)
+  })
+
+  test('the inbox is paged: ?limit= then ?cursor=<next> until next is null', async ({
+    client,
+    assert,
+  }) => {
+    // A minute apart, so the expected order does not hang on ids
+    const since = DateTime.now().minus({ hours: 1 })
+    const created: string[] = []
+    for (let index = 0; index < 5; index++) {
+      const row = await createAskRow({ createdAt: since.plus({ minutes: index }) })
+      created.push(row.id)
+    }
+    await createAskRow({ ownerId: 'user:2' })
+
+    const seen: string[] = []
+    const sizes: number[] = []
+    let cursor: string | null = null
+    do {
+      const response = await client
+        .get('/inbox')
+        .qs(cursor ? { limit: 2, cursor } : { limit: 2 })
+        .headers(person('user:1'))
+      response.assertStatus(200)
+      const ids = response.body().groups.flatMap((g: any) => g.rows.map((r: any) => r.id))
+      sizes.push(ids.length)
+      seen.push(...ids)
+      cursor = response.body().next
+    } while (cursor && sizes.length < 10)
+
+    assert.deepEqual(sizes, [2, 2, 1])
+    assert.deepEqual(seen, created)
+
+    // Settled rows page the same way, newest first
+    for (const id of created.slice(0, 3)) {
+      await client
+        .post(`/inbox/rows/${id}/reply`)
+        .headers(person('user:1'))
+        .json({ answers: {}, skip: true })
+    }
+    const first = await client.get('/inbox/settled').qs({ limit: 2 }).headers(person('user:1'))
+    first.assertStatus(200)
+    assert.lengthOf(first.body().rows, 2)
+    const second = await client
+      .get('/inbox/settled')
+      .qs({ limit: 2, cursor: first.body().next })
+      .headers(person('user:1'))
+    assert.lengthOf(second.body().rows, 1)
+    assert.isNull(second.body().next)
+    assert.sameMembers(
+      [...first.body().rows, ...second.body().rows].map((row: any) => row.id),
+      created.slice(0, 3)
+    )
+  })
+
+  test('a cursor the inbox did not give out is a 400 E_INVALID_CURSOR', async ({
+    client,
+    assert,
+  }) => {
+    await createAskRow()
+    const response = await client
+      .get('/inbox')
+      .qs({ cursor: 'not-a-cursor' })
+      .headers(person('user:1'))
+    response.assertStatus(400)
+    assert.equal(response.body().code, 'E_INVALID_CURSOR')
+    assert.equal(response.body().status, 400)
+    assert.include(response.body().message, 'next')
+  })
+
+  test('a limit that is not a whole number from 1 to 200 is a 422, not a default', async ({
+    client,
+    assert,
+  }) => {
+    for (const limit of ['0', '201', 'abc', '2.5', '-1', '']) {
+      const response = await client.get(`/inbox?limit=${limit}`).headers(person('user:1'))
+      response.assertStatus(422)
+      assert.equal(response.body().code, 'E_INVALID_QUERY')
+      assert.deepEqual(
+        response.body().errors.map((error: any) => error.field),
+        ['limit'],
+        `limit=${limit}`
+      )
+    }
+    const twoCursors = await client
+      .get('/inbox/settled?cursor=a&cursor=b')
+      .headers(person('user:1'))
+    twoCursors.assertStatus(422)
+    assert.equal(twoCursors.body().errors[0].field, 'cursor')
+
+    const fine = await client.get('/inbox?limit=200').headers(person('user:1'))
+    fine.assertStatus(200)
+  })
+
+  test('the errors render themselves through the stock exception handler, outside the controller', async ({
+    client,
+    assert,
+  }) => {
+    const response = await client.post('/app/settle-late').header('accept', 'application/json')
+    response.assertStatus(409)
+    assert.deepEqual(response.body(), {
+      status: 409,
+      code: 'E_ALREADY_SETTLED',
+      message:
+        'Row row-1 was already settled by user:1 via web at 2030-01-02T03:04:05.000Z. Reload to see the outcome',
+      settledBy: 'user:1',
+      settledVia: 'web',
+      settledAt: '2030-01-02T03:04:05.000Z',
+    })
+
+    // A form post from an Inertia page, with a session: flashed and sent back
+    const fromPage = await client
+      .post('/app/settle-late')
+      .headers({ 'x-inertia': 'true', 'x-with-session': '1', 'referer': '/inbox' })
+      .redirects(0)
+    fromPage.assertStatus(302)
+    assert.equal(fromPage.header('location'), '/inbox')
+    assert.deepEqual(flashed.errors, { reply: response.body().message })
+    assert.deepEqual(flashed.inbox, { error: response.body() })
   })
 
   test('a reply over HTTP resumes the run, which receives the answer', async ({
