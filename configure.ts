@@ -18,8 +18,13 @@ import { stubsRoot } from './stubs/main.ts'
 
 const migrationsRoot = fileURLToPath(new URL('./database/migrations/', import.meta.url))
 const MIGRATION_SUFFIX = '_create_agent_inbox_tables.ts'
-/** The page is plain TSX (JSX braces would trip the stub engine), copied as is */
-const PAGE_FILES = ['index.tsx', 'form_state.ts', 'inbox.css']
+/**
+ * The page's folders below stubs/inertia/, published below the app's
+ * inertia/: the page alone in pages/ (every file there is a page to
+ * Inertia), its cards, hooks, state and styles beside it. Plain TSX (JSX
+ * braces would trip the stub engine), copied as is.
+ */
+const PAGE_FOLDERS = ['pages/agent_inbox', 'agent_inbox']
 
 async function exists(path: string) {
   return access(path).then(
@@ -43,20 +48,24 @@ async function wantsPage(command: Configure, hasInertia: boolean): Promise<boole
 }
 
 /**
- * Copies the page files, keeping the app's own copies unless `force`.
+ * Copies the page's files into the app's inertia/ folder, keeping the app's
+ * own copies unless `force`.
  */
-async function publishPage(command: Configure, target: string, force: boolean) {
-  const source = join(stubsRoot, 'inertia/pages/agent_inbox')
-  await mkdir(target, { recursive: true })
-  for (const file of PAGE_FILES) {
-    const destination = join(target, file)
-    const action = command.logger.action(`create inertia/pages/agent_inbox/${file}`)
-    if ((await exists(destination)) && !force) {
-      action.skipped('already exists')
-      continue
+async function publishPage(command: Configure, inertiaRoot: string, force: boolean) {
+  for (const folder of PAGE_FOLDERS) {
+    const source = join(stubsRoot, 'inertia', folder)
+    await mkdir(join(inertiaRoot, folder), { recursive: true })
+    const files = await readdir(source)
+    for (const file of files.sort()) {
+      const destination = join(inertiaRoot, folder, file)
+      const action = command.logger.action(`create inertia/${folder}/${file}`)
+      if ((await exists(destination)) && !force) {
+        action.skipped('already exists')
+        continue
+      }
+      await copyFile(join(source, file), destination)
+      action.succeeded()
     }
-    await copyFile(join(source, file), destination)
-    action.succeeded()
   }
 }
 
@@ -81,7 +90,7 @@ export async function configure(command: Configure) {
 
   const rcSource = await readFile(app.makePath('adonisrc.ts'), 'utf8').catch(() => '')
   if (await wantsPage(command, rcSource.includes('@adonisjs/inertia'))) {
-    await publishPage(command, app.makePath('inertia/pages/agent_inbox'), force)
+    await publishPage(command, app.makePath('inertia'), force)
   }
 
   // With @adonisjs/auth registered, the inbox sits behind its auth middleware

@@ -10,6 +10,7 @@ export default configPkg(
       'fixtures/app/public/**',
       'fixtures/app/.adonisjs/**',
       'fixtures/app/inertia/pages/agent_inbox/**',
+      'fixtures/app/inertia/agent_inbox/**',
       'fixtures/app/database/migrations/0002_create_agent_inbox_tables.ts',
     ],
   },

@@ -8,6 +8,7 @@
  */
 
 import type { Question, QuestionSet } from '../questions/types.ts'
+import { effectiveDefaults } from '../questions/defaults.ts'
 import { checkValue, inputTypeOf, isSingleChoice } from '../questions/values.ts'
 import { waitsForAnswers } from '../inbox/wait.ts'
 
@@ -47,18 +48,6 @@ const TYPE_HINTS: Record<string, string> = {
   datetime: 'a date and time (YYYY-MM-DDTHH:mm)',
   email: 'an email address',
   url: 'a URL',
-}
-
-/**
- * The defaults of a question that hold, as settling would take them: option
- * values on an option question, values passing the typed rules elsewhere,
- * one for a single-choice question.
- */
-export function effectiveDefaults(question: Question): string[] {
-  const valid = [...new Set(question.defaults)].filter(
-    (value) => checkValue(question, value) === null
-  )
-  return isSingleChoice(question) ? valid.slice(0, 1) : valid
 }
 
 /**

@@ -17,6 +17,7 @@ import type { HttpContext } from '@adonisjs/core/http'
 import type { AgentEvents } from '../events.ts'
 import debug from '../debug.ts'
 import { resolveAccess, type InboxAccess } from './access.ts'
+import { liveChannel } from '../questions/client.ts'
 
 /** The channels, one per person; `:person` is the owner id of the runs */
 export const LIVE_CHANNEL = 'agent_inbox/:person'
@@ -70,19 +71,6 @@ export type LiveEmitter = {
     event: Name,
     listener: (data: AgentEvents[Name]) => void
   ): () => void
-}
-
-/**
- * A person's channel, or null when the id cannot name one: a run without an
- * owner, or an id with a `/`, which would not match `agent_inbox/:person`
- * and so would not be authorized.
- *
- * @example
- * liveChannel('user:1') // 'agent_inbox/user:1'
- */
-export function liveChannel(person: string | null | undefined): string | null {
-  if (!person || person.includes('/')) return null
-  return `agent_inbox/${person}`
 }
 
 /**

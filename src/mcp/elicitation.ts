@@ -6,7 +6,8 @@
  * 2025-11-25 (titled and multi-select enums, defaults on every type).
  *
  * Pure: imports the question model and the error codes only. Value rules are
- * never re-implemented here; every value is checked by `checkValue`.
+ * never re-implemented here: every value is checked by `checkValue`, every
+ * default by `effectiveDefaults`.
  *
  * Choices the MCP specification leaves to the client, made here once:
  *  - Every option question pre-picks (docs/design.md §3.2). An enum without a usable
@@ -29,6 +30,7 @@ import type {
   QuestionOutcome,
   QuestionSet,
 } from '../questions/types.ts'
+import { effectiveDefaults } from '../questions/defaults.ts'
 import { checkValue } from '../questions/values.ts'
 
 /**
@@ -283,11 +285,9 @@ function parseField(key: string, schema: unknown, required: boolean): Field {
   if (options !== null) {
     field.kind = 'single'
     question.options = options
-    const fallback = options[0].value
-    const given = typeof schema.default === 'string' ? schema.default : undefined
-    question.defaults = [
-      given !== undefined && checkValue(question, given) === null ? given : fallback,
-    ]
+    const given = typeof schema.default === 'string' ? [schema.default] : []
+    const held = heldDefaults(question, given)
+    question.defaults = held.length > 0 ? held : [options[0].value]
     return field
   }
 
@@ -305,11 +305,11 @@ function parseField(key: string, schema: unknown, required: boolean): Field {
 
   const given =
     typeof schema.default === 'number'
-      ? String(schema.default)
+      ? [String(schema.default)]
       : typeof schema.default === 'string'
-        ? schema.default
-        : undefined
-  if (given !== undefined && checkValue(question, given) === null) question.defaults = [given]
+        ? [schema.default]
+        : []
+  question.defaults = heldDefaults(question, given)
   return field
 }
 
@@ -357,17 +357,25 @@ function itemBoundsNote(min: number | undefined, max: number | undefined): strin
 }
 
 /**
- * The pre-picks of a multi-select: the server's default when every value is
- * on offer and the count fits the item bounds, else the first options.
+ * The server's defaults, when every one of them holds for the question
+ * (`effectiveDefaults`: on offer, passing its rules, one for a single
+ * choice), else none: a default is never taken in part.
+ */
+function heldDefaults(question: Question, given: string[]): string[] {
+  const held = effectiveDefaults({ ...question, defaults: given })
+  return held.length === given.length ? held : []
+}
+
+/**
+ * The pre-picks of a multi-select: the server's default when it holds and
+ * its count fits the item bounds, else the first options.
  */
 function multiDefaults(field: Field, options: QuestionOption[], given: unknown): string[] {
-  if (
-    isStringArray(given) &&
-    given.length > 0 &&
-    pickedValues(field, given)?.length === given.length
-  ) {
-    return [...given]
-  }
+  const held = heldDefaults(field.question, isStringArray(given) ? given : [])
+  const fits =
+    held.length >= Math.max(1, field.minItems ?? 0) &&
+    held.length <= (field.maxItems ?? Number.POSITIVE_INFINITY)
+  if (fits) return held
   return options.slice(0, Math.max(1, field.minItems ?? 0)).map((option) => option.value)
 }
 
@@ -534,7 +542,9 @@ export function elicitationResultFromOutcome(
   const { fields } = parseRequest(request)
   if (outcome.kind === 'decision') {
     if (!outcome.approved) return { action: 'decline' }
-    const defaults = Object.fromEntries(fields.map((field) => [field.key, field.question.defaults]))
+    const defaults = Object.fromEntries(
+      fields.map((field) => [field.key, effectiveDefaults(field.question)])
+    )
     return acceptOrDecline(fields, defaults)
   }
   if (outcome.skipped) return { action: 'decline' }

@@ -4,6 +4,7 @@
  */
 
 export * from './values.ts'
+export * from './defaults.ts'
 export * from './schema.ts'
 export * from './validate.ts'
 export * from './ask_tool.ts'

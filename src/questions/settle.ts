@@ -21,6 +21,7 @@ import type {
 } from './types.ts'
 import { describeDecision, describeOutcome } from './model_text.ts'
 import { canonicalJson } from './memory.ts'
+import { splitDefaults } from './defaults.ts'
 import { isBlankValue, isFreeTextValue, normalizeReply } from './reply.ts'
 import { checkValue, isSingleChoice, resolveLimits } from './values.ts'
 
@@ -75,26 +76,6 @@ function unique(values: readonly string[]): string[] {
   return [...new Set(values)]
 }
 
-/**
- * The defaults that hold: on an option question only option values,
- * elsewhere values passing the typed rules; one for a single-choice
- * question.
- */
-function validDefaults(question: Question): { values: string[]; dropped: string[] } {
-  const options = question.options ?? []
-  const values: string[] = []
-  const dropped: string[] = []
-  for (const value of unique(question.defaults)) {
-    const valid =
-      options.length > 0
-        ? options.some((option) => option.value === value)
-        : checkValue(question, value) === null
-    if (valid && (values.length === 0 || !isSingleChoice(question))) values.push(value)
-    else dropped.push(value)
-  }
-  return { values, dropped }
-}
-
 function sentValues(reply: AnswersReply, id: string): string[] {
   if (!Object.hasOwn(reply.answers, id)) return []
   const sent: unknown = reply.answers[id]
@@ -116,7 +97,7 @@ function resolveQuestion(
   }
 
   if (kept.length === 0) {
-    const defaults = validDefaults(question)
+    const defaults = splitDefaults(question)
     return {
       id: question.id,
       values: defaults.values,
@@ -146,8 +127,9 @@ function resolveQuestion(
  * or nothing valid left after dropping) take their defaults and are listed
  * in `defaulted`; values not on offer or failing a typed rule are dropped
  * and recorded; a single-choice question keeps its first valid value.
- * Defaults go through the same rules. `skip` or `ctx.expired` take all
- * defaults. Free text is clamped to `maxFreeTextLength` with
+ * The defaults taken are those that hold (`splitDefaults`, the rule every
+ * channel shares); the others are recorded as dropped. `skip` or
+ * `ctx.expired` take all defaults. Free text is clamped to `maxFreeTextLength` with
  * `TRUNCATION_MARK` appended.
  *
  * @example

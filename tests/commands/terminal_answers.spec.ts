@@ -8,7 +8,6 @@ import {
   answerHint,
   answersReply,
   describeWaiting,
-  effectiveDefaults,
   formatApproval,
   formatQuestion,
   parseAnswer,
@@ -113,9 +112,21 @@ test.group('Terminal answers | showing a question', () => {
     )
   })
 
-  test('only defaults that hold count, one for a single choice', ({ assert }) => {
-    assert.deepEqual(effectiveDefaults({ ...region, defaults: ['mars', 'us', 'ap'] }), ['us'])
-    assert.deepEqual(effectiveDefaults({ ...replicas, defaults: ['9'] }), [])
+  test('Enter keeps the defaults that hold (effectiveDefaults), free text included', ({
+    assert,
+  }) => {
+    assert.equal(
+      answerHint({ ...region, defaults: ['mars', 'us', 'ap'] }),
+      'Type a number; Enter keeps United States'
+    )
+    assert.equal(
+      answerHint({ ...replicas, defaults: ['9'] }),
+      'Type a whole number from 1 to 5; Enter leaves it unanswered'
+    )
+    assert.equal(
+      answerHint({ ...window, defaults: ['after the standup'] }),
+      'Type a number, or your own words; Enter keeps after the standup'
+    )
   })
 })
 

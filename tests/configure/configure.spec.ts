@@ -8,8 +8,11 @@ import { test } from '@japa/runner'
 import { IgnitorFactory } from '@adonisjs/core/factories'
 import Configure from '@adonisjs/core/commands/configure'
 import type { FileSystem } from '@japa/file-system'
+import { readdir } from 'node:fs/promises'
 
 const PACKAGE = new URL('../../index.ts', import.meta.url).href
+/** The page's cards, hooks, state and styles, as the package ships them */
+const PAGE_PARTS = new URL('../../stubs/inertia/agent_inbox/', import.meta.url)
 const INERTIA = '@adonisjs/inertia/inertia_provider'
 const AUTH = '@adonisjs/auth/auth_provider'
 const PAGE_PROMPT =
@@ -70,9 +73,25 @@ test.group('Configure', (group) => {
       `() => import('#start/agent_inbox')`,
     ])
     await assert.fileContains('start/agent_inbox.ts', 'registerInboxRoutes(router)')
-    await assert.fileExists('inertia/pages/agent_inbox/index.tsx')
-    await assert.fileExists('inertia/pages/agent_inbox/form_state.ts')
-    await assert.fileExists('inertia/pages/agent_inbox/inbox.css')
+    // The page alone under inertia/pages/ (every file there is a page), its parts beside it
+    const page = await fs.readDir('inertia/pages/agent_inbox')
+    assert.deepEqual(
+      page.map((file) => file.basename),
+      ['index.tsx']
+    )
+    const parts = await fs.readDir('inertia/agent_inbox')
+    assert.sameMembers(
+      parts.map((file) => file.basename),
+      await readdir(PAGE_PARTS)
+    )
+    assert.includeMembers(
+      parts.map((file) => file.basename),
+      ['form_state.ts', 'inbox.css', 'question_card.tsx', 'live_updates.ts']
+    )
+    await assert.fileContains(
+      'inertia/pages/agent_inbox/index.tsx',
+      `from '../../agent_inbox/question_card'`
+    )
     await assert.fileContains('.env', 'AGENT_MODEL=openai/gpt-5')
     await assert.fileContains('start/env.ts', 'AGENT_MODEL: Env.schema.string.optional()')
 
@@ -109,6 +128,7 @@ test.group('Configure', (group) => {
     await first.exec()
 
     await fs.create('inertia/pages/agent_inbox/index.tsx', '// the app changed its page')
+    await fs.create('inertia/agent_inbox/inbox.css', '/* the app changed its styles */')
     await fs.create('config/agents.ts', '// the app changed its config')
     const second = await ace.create(Configure, [PACKAGE])
     await second.exec()
@@ -117,6 +137,10 @@ test.group('Configure', (group) => {
     assert.equal(
       await fs.contents('inertia/pages/agent_inbox/index.tsx'),
       '// the app changed its page'
+    )
+    assert.equal(
+      await fs.contents('inertia/agent_inbox/inbox.css'),
+      '/* the app changed its styles */'
     )
     assert.equal(await fs.contents('config/agents.ts'), '// the app changed its config')
     const rc = await fs.contents('adonisrc.ts')
@@ -130,6 +154,7 @@ test.group('Configure', (group) => {
       await fs.contents('inertia/pages/agent_inbox/index.tsx'),
       '// the app changed its page'
     )
+    await assert.fileContains('inertia/agent_inbox/inbox.css', '.agent-inbox')
     await assert.fileContains('config/agents.ts', 'defineAgent')
   })
 
@@ -140,6 +165,7 @@ test.group('Configure', (group) => {
     await declined.exec()
     assert.equal(declined.exitCode, 0)
     await assert.fileNotExists('inertia/pages/agent_inbox/index.tsx')
+    await assert.fileNotExists('inertia/agent_inbox/form_state.ts')
     await assert.fileExists('start/agent_inbox.ts')
 
     const accepted = await ace.create(Configure, [PACKAGE])
@@ -158,6 +184,6 @@ test.group('Configure', (group) => {
     const bare = await setupApp(fs)
     const withPage = await bare.create(Configure, [PACKAGE, '--page'])
     await withPage.exec()
-    await assert.fileExists('inertia/pages/agent_inbox/form_state.ts')
+    await assert.fileExists('inertia/agent_inbox/form_state.ts')
   })
 })

@@ -1,34 +1,39 @@
 import { test } from '@japa/runner'
 import type { Question, QuestionSet, RowCard, RunGroup } from '../../src/types.ts'
+import { effectiveDefaults } from '../../src/questions/defaults.ts'
 import {
-  alertText,
   answersReply,
   answerValues,
   approveReply,
   argsText,
   chooseOther,
-  decisionErrors,
   editReply,
-  feedbackFrom,
   findHotkey,
   initialAnswer,
   initialForm,
   isChanged,
-  listGroups,
   pickOption,
-  questionErrors,
-  readErrors,
-  readInboxFlash,
   rejectReply,
-  replyUrl,
   setTypedValue,
-  shortId,
   skipReply,
   toDateInput,
   toDatetimeLocal,
   typeOther,
+} from '../../stubs/inertia/agent_inbox/form_state.ts'
+import {
+  alertText,
+  decisionErrors,
+  feedbackFrom,
+  questionErrors,
+  readErrors,
+  readInboxFlash,
+} from '../../stubs/inertia/agent_inbox/feedback.ts'
+import {
+  listGroups,
+  replyUrl,
+  shortId,
   type SettledNote,
-} from '../../stubs/inertia/pages/agent_inbox/form_state.ts'
+} from '../../stubs/inertia/agent_inbox/rows.ts'
 
 const db: Question = {
   id: 'db',
@@ -77,8 +82,9 @@ test.group('Page form | defaults', () => {
   test('every question starts on its defaults', ({ assert }) => {
     const form = initialForm(set)
     assert.deepEqual(form.db, { values: ['pg'], other: '', otherChosen: false })
+    // Picked options in the order the question offers them, as effectiveDefaults gives them
     assert.deepEqual(form.features, {
-      values: ['mail', 'auth'],
+      values: ['auth', 'mail'],
       other: 'webhooks',
       otherChosen: true,
     })
@@ -100,6 +106,16 @@ test.group('Page form | defaults', () => {
     assert.deepEqual(initialAnswer({ ...db, defaults: ['mongo'] }).values, [])
   })
 
+  test('typed defaults that break their rules are not shown', ({ assert }) => {
+    assert.deepEqual(initialAnswer({ ...port, defaults: ['0'] }).values, [''])
+    const ownWords: Question = { ...db, allowFreeText: true, input: { type: 'email' } }
+    assert.deepEqual(initialAnswer({ ...ownWords, defaults: ['not an email'] }), {
+      values: [],
+      other: '',
+      otherChosen: false,
+    })
+  })
+
   test('a boolean without a valid default starts unanswered', ({ assert }) => {
     const question: Question = {
       id: 'b',
@@ -112,6 +128,20 @@ test.group('Page form | defaults', () => {
 })
 
 test.group('Page form | replies', () => {
+  test('Confirm untouched sends exactly the defaults every channel takes', ({ assert }) => {
+    const odd: Question[] = [
+      ...set.questions,
+      { ...db, id: 'tz', allowFreeText: true, defaults: ['Europe/Lisbon'] },
+      { ...features, id: 'two', defaults: ['queue', 'cron', 'mail', 'webhooks'] },
+      { ...db, id: 'gone', defaults: ['mongo'] },
+      { ...port, id: 'ports', multiple: true, defaults: ['80', 'x', '443', '80'] },
+    ]
+    const reply = answersReply({ questions: odd }, initialForm({ questions: odd }))
+    for (const question of odd) {
+      assert.deepEqual(reply.answers[question.id], effectiveDefaults(question), question.id)
+    }
+  })
+
   test('Confirm untouched sends the defaults', ({ assert }) => {
     assert.deepEqual(answersReply(set, initialForm(set)), {
       answers: {
@@ -400,7 +430,7 @@ test.group('Page form | urls and groups', () => {
     ]
     const listed = listGroups(groups, [note(a2, 'A'), note(b1, 'B'), note(c1, 'C')])
     assert.deepEqual(
-      listed.map((group) => [group.run.id, group.rows.map((row) => [row.card.id, !!row.settled])]),
+      listed.map((group) => [group.run?.id, group.rows.map((row) => [row.card.id, !!row.settled])]),
       [
         ['B', [['b1', true]]],
         [

@@ -132,15 +132,28 @@ test.group('Settle | question sets', () => {
     const bad: QuestionSet = {
       questions: [
         { ...db, defaults: ['mongo', 'sqlite', 'mysql'] },
-        { ...db, id: 'open', allowFreeText: true, defaults: ['cockroach'] },
+        { ...extras, id: 'open', allowFreeText: true, defaults: ['sms', 'mail', 'push'] },
         { ...replicas, defaults: ['0'] },
       ],
     }
     const outcome = settleQuestionSet(bad, { answers: {} }, ctx)
-    assert.deepEqual(outcome.answers, { db: ['sqlite'], open: [], replicas: [] })
+    assert.deepEqual(outcome.answers, { db: ['sqlite'], open: ['mail', 'sms'], replicas: [] })
     assert.deepEqual(question(outcome, 'db').dropped, ['mongo', 'mysql'])
-    assert.deepEqual(question(outcome, 'open').dropped, ['cockroach'])
+    assert.deepEqual(question(outcome, 'open').dropped, ['push'])
     assert.deepEqual(question(outcome, 'replicas').dropped, ['0'])
+  })
+
+  test('a free-text default holds where free text is allowed', ({ assert }) => {
+    const tz: QuestionSet = {
+      questions: [{ ...db, id: 'tz', allowFreeText: true, defaults: ['Europe/Lisbon'] }],
+    }
+    for (const outcome of [
+      settleQuestionSet(tz, { answers: {} }, ctx),
+      settleQuestionSet(tz, { answers: {}, skip: true }, ctx),
+      settleExpired({ kind: 'question', set: tz }, 'defaults', ctx),
+    ]) {
+      assert.deepEqual(outcome.kind === 'answers' && outcome.answers, { tz: ['Europe/Lisbon'] })
+    }
   })
 
   test('skip proceeds on all defaults, marked skipped, ignoring answers', ({ assert }) => {

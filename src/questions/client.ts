@@ -1,0 +1,25 @@
+/*
+ * The part of the package the inbox page runs in the browser, importable as
+ * `adonis-agent-inbox/questions/client`: which defaults hold, the input
+ * rules, and the name of a person's live channel, so the page carries no
+ * copies of them. Browser-safe on purpose: nothing here (or in what it
+ * imports) may reach Vine, the errors module, Lucid or any `node:` module.
+ */
+
+export { effectiveDefaults, splitDefaults, type SplitDefaults } from './defaults.ts'
+export { checkValue, inputTypeOf, isSingleChoice } from './values.ts'
+
+/**
+ * A person's live channel, on which the server broadcasts their rows'
+ * events (src/http/live.ts) and the page subscribes; null when the id
+ * cannot name one: no owner, or an id with a `/`, which would not match
+ * the `agent_inbox/:person` pattern and so would not be authorized.
+ *
+ * @example
+ * liveChannel('user:1') // 'agent_inbox/user:1'
+ * liveChannel(null) // null
+ */
+export function liveChannel(person: string | null | undefined): string | null {
+  if (!person || person.includes('/')) return null
+  return `agent_inbox/${person}`
+}

@@ -1,0 +1,103 @@
+/*
+ * A question card (ask, intake): every question of the set on its
+ * defaults, hotkeys that pick options, Confirm (what is shown) and Skip
+ * (every default). The app receives this file in inertia/agent_inbox/.
+ */
+
+import { type KeyboardEvent, useId, useState } from 'react'
+import { type CardProps, CardMeta, cardTitle, ErrorList, isTyping, stopEnter } from './card_parts'
+import { questionErrors } from './feedback'
+import {
+  type AnswerState,
+  type FormState,
+  answersReply,
+  findHotkey,
+  initialForm,
+  pickOption,
+  skipReply,
+} from './form_state'
+import { QuestionField } from './question_field'
+
+/**
+ * A question set's card. It starts on the defaults that hold (`initialForm`),
+ * so Confirm untouched sends what Skip would settle.
+ */
+export function QuestionCard({ card, errors, busy, locked, onReply }: CardProps) {
+  const set = card.questionSet!
+  const titleId = useId()
+  const [form, setForm] = useState<FormState>(() => initialForm(set))
+  const split = questionErrors(set, errors)
+  const restId = `${titleId}-errors`
+
+  const update = (id: string, change: (state: AnswerState) => AnswerState) =>
+    setForm((current) => ({ ...current, [id]: change(current[id]) }))
+
+  /* A hotkey picks its option while the focus is in the card but not in a text field */
+  const onKeyDown = (event: KeyboardEvent<HTMLElement>) => {
+    stopEnter(event)
+    if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return
+    if (isTyping(event.target) || busy) return
+    const inQuestion =
+      event.target instanceof HTMLElement
+        ? event.target.closest('[data-question-id]')?.getAttribute('data-question-id')
+        : undefined
+    const hit = findHotkey(set.questions, event.key, inQuestion ?? undefined)
+    if (!hit) return
+    event.preventDefault()
+    const question = set.questions.find((item) => item.id === hit.questionId)!
+    update(question.id, (state) => pickOption(question, state, hit.value))
+  }
+
+  return (
+    <section
+      className="ai-card"
+      aria-labelledby={titleId}
+      aria-busy={busy}
+      data-row-id={card.id}
+      data-kind={card.kind}
+      data-status="pending"
+      tabIndex={-1}
+      onKeyDown={onKeyDown}
+    >
+      <h3 id={titleId}>{cardTitle(card)}</h3>
+      <CardMeta card={card} />
+      {set.preamble && <p className="ai-preamble">{set.preamble}</p>}
+      <form noValidate onSubmit={(event) => event.preventDefault()}>
+        {set.questions.map((question) => (
+          <QuestionField
+            key={question.id}
+            rowId={card.id}
+            question={question}
+            state={form[question.id]}
+            errors={split.byQuestion[question.id] ?? []}
+            disabled={busy}
+            onChange={(change) => update(question.id, change)}
+          />
+        ))}
+        <ErrorList id={restId} messages={split.rest} />
+        <div className="ai-actions">
+          <button
+            type="button"
+            className="ai-button ai-primary"
+            disabled={busy || locked}
+            aria-describedby={split.rest.length > 0 ? restId : undefined}
+            onClick={() => onReply(answersReply(set, form))}
+          >
+            Confirm
+          </button>
+          <button
+            type="button"
+            className="ai-button"
+            disabled={busy || locked}
+            onClick={() => onReply(skipReply())}
+          >
+            Skip
+          </button>
+          <span className="ai-muted ai-hint">
+            {busy ? 'Sending…' : 'Confirm sends what is shown; Skip goes on with every default.'}
+          </span>
+        </div>
+      </form>
+    </section>
+  )
+}

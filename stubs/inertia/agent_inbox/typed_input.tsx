@@ -1,0 +1,99 @@
+/*
+ * A typed field: the HTML input that fits the question's type (number,
+ * date, datetime-local, email, url or text) with its bounds and pattern, so
+ * the browser helps before the server checks. The app receives this file in
+ * inertia/agent_inbox/.
+ */
+
+import type { Question } from 'adonis-agent-inbox/types'
+import { stopEnter } from './card_parts'
+import { freeTextType, toDateInput, toDatetimeLocal } from './form_state'
+
+type TypedInputProps = {
+  id: string
+  question: Question
+  value: string
+  /** An accessible name, when no <label> points at the input */
+  label?: string
+  placeholder?: string
+  describedBy?: string
+  invalid?: true
+  disabled: boolean
+  onChange: (value: string) => void
+}
+
+/**
+ * The input of one typed value, or of their own words on an option question.
+ */
+export function TypedInput(props: TypedInputProps) {
+  const { id, question, value, label, describedBy, invalid, disabled, onChange } = props
+  const input = question.input
+  const type = freeTextType(question)
+  const min = input?.min
+  const max = input?.max
+  const shared = {
+    'id': id,
+    'className': 'ai-input',
+    'aria-label': label,
+    'aria-describedby': describedBy,
+    'aria-invalid': invalid,
+    'aria-required': input?.required || undefined,
+    disabled,
+    'onKeyDown': stopEnter,
+  }
+
+  switch (type) {
+    case 'number':
+    case 'integer':
+      return (
+        <input
+          {...shared}
+          type="number"
+          inputMode={type === 'integer' ? 'numeric' : 'decimal'}
+          step={type === 'integer' ? 1 : 'any'}
+          min={typeof min === 'number' ? min : undefined}
+          max={typeof max === 'number' ? max : undefined}
+          placeholder={props.placeholder ?? input?.placeholder}
+          value={value}
+          onChange={(event) => onChange(event.target.value)}
+        />
+      )
+    case 'date':
+      return (
+        <input
+          {...shared}
+          type="date"
+          min={typeof min === 'string' ? toDateInput(min) || undefined : undefined}
+          max={typeof max === 'string' ? toDateInput(max) || undefined : undefined}
+          value={toDateInput(value)}
+          onChange={(event) => onChange(event.target.value)}
+        />
+      )
+    case 'datetime':
+      return (
+        <input
+          {...shared}
+          type="datetime-local"
+          min={typeof min === 'string' ? toDatetimeLocal(min) || undefined : undefined}
+          max={typeof max === 'string' ? toDatetimeLocal(max) || undefined : undefined}
+          value={toDatetimeLocal(value)}
+          onChange={(event) => onChange(event.target.value)}
+        />
+      )
+    default:
+      return (
+        <input
+          {...shared}
+          type={type === 'email' ? 'email' : type === 'url' ? 'url' : 'text'}
+          inputMode={type === 'email' ? 'email' : type === 'url' ? 'url' : undefined}
+          placeholder={props.placeholder ?? input?.placeholder}
+          pattern={type === 'text' ? input?.pattern : undefined}
+          minLength={typeof min === 'number' ? min : undefined}
+          maxLength={typeof max === 'number' ? max : undefined}
+          autoComplete="off"
+          value={value}
+          onChange={(event) => onChange(event.target.value)}
+        />
+      )
+  }
+}
