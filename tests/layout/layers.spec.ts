@@ -67,6 +67,28 @@ test.group('Layers of src/', () => {
     )
   })
 
+  test('errors depend on nothing of the package but their own base and question types', async ({
+    assert,
+  }) => {
+    const list = await sources('src')
+    const errors = list.filter((source) =>
+      /^src\/(errors|http_facing_exception)\.ts$/.test(source.file)
+    )
+    assert.deepEqual(
+      offenders(errors, (target, source) => {
+        if (target === 'src/http_facing_exception.ts') return true
+        const item = source.imports.find((entry) => entry.target === target)
+        return Boolean(item?.typeOnly) && target.startsWith('src/questions/')
+      }),
+      []
+    )
+    const others = list.filter((source) => source.file !== 'src/errors.ts')
+    assert.deepEqual(
+      offenders(others, (target) => target !== 'src/http_facing_exception.ts'),
+      []
+    )
+  })
+
   test('the MCP mapping is pure: questions and errors only', async ({ assert }) => {
     const list = await sources('src/mcp')
     assert.deepEqual(
