@@ -12,6 +12,7 @@
  */
 
 import { DateTime } from 'luxon'
+import type { TransactionClientContract } from '@adonisjs/lucid/types/database'
 import type { EventSink } from '../events.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
 import { preparedColumns } from '../persistence/prepared_columns.ts'
@@ -20,7 +21,7 @@ import type { ExpiryPolicy } from '../questions/settle.ts'
 import type { QuestionOutcome } from '../questions/types.ts'
 import { hashArgs } from './args_hash.ts'
 import { listRows, type InboxPage, type InboxQuery } from './list.ts'
-import { insertRow, type RowHolder } from './rows.ts'
+import { buildRow, insertBuilt, insertRow, type RowHolder } from './rows.ts'
 import { RowSettler, type RowSettlerOptions, type SettleOptions } from './row_settler.ts'
 import type { WaitRequest } from './wait.ts'
 
@@ -44,6 +45,8 @@ export type OpenOptions = {
    * and waits for nobody.
    */
   recalled?: QuestionOutcome
+  /** The row's sequence, when the caller holds the run and knows it */
+  sequence?: number
 }
 
 /**
@@ -56,6 +59,16 @@ export type RecordedCall = {
   toolCallId: string | null
   args: unknown
   summary: string
+}
+
+/**
+ * A call that already ran, recorded with its outcome in the caller's
+ * transaction: a read tool whose whole step commits at once needs no claim
+ * on its row (docs/design.md §8.2).
+ */
+export type ExecutedCall = RecordedCall & {
+  execution: 'succeeded' | 'failed'
+  result: unknown
 }
 
 /**
@@ -109,7 +122,7 @@ export class Inbox {
               onExpiry: options.onExpiry ?? 'defaults',
             }),
       },
-      options.spendsBudget === true && !recalled
+      { spendsBudget: options.spendsBudget === true && !recalled, sequence: options.sequence }
     )
     if (row.status === 'pending') await this.#events?.emit('agents:row:created', { row })
     return row
@@ -118,15 +131,33 @@ export class Inbox {
   /**
    * Records a tool call that runs without a person (status `auto`).
    */
-  record(holder: RowHolder, call: RecordedCall): Promise<ToolCall> {
-    return insertRow(holder, {
-      kind: call.kind,
-      toolName: call.toolName,
-      toolCallId: call.toolCallId,
-      status: 'auto',
-      request: { args: call.args, summary: call.summary },
-      argsHash: hashArgs(call.args),
-    })
+  record(
+    holder: RowHolder,
+    call: RecordedCall,
+    options: { sequence?: number } = {}
+  ): Promise<ToolCall> {
+    return insertRow(holder, recordedAttributes(call), options)
+  }
+
+  /**
+   * Records calls that already ran, numbered from `firstSequence`, with one
+   * multi-row insert in the caller's transaction `client`. Returns the rows.
+   */
+  async recordExecuted(
+    holder: RowHolder & { id: string },
+    calls: ExecutedCall[],
+    firstSequence: number,
+    client: TransactionClientContract
+  ): Promise<ToolCall[]> {
+    const rows = calls.map((call, index) =>
+      buildRow(holder, firstSequence + index, {
+        ...recordedAttributes(call),
+        execution: call.execution,
+        result: call.result,
+      })
+    )
+    await insertBuilt(rows, client)
+    return rows
   }
 
   /**
@@ -186,5 +217,19 @@ export class Inbox {
       if (expired) settled.push(expired)
     }
     return settled
+  }
+}
+
+/**
+ * The columns of a row that waits for nobody.
+ */
+function recordedAttributes(call: RecordedCall): Partial<ToolCall> {
+  return {
+    kind: call.kind,
+    toolName: call.toolName,
+    toolCallId: call.toolCallId,
+    status: 'auto',
+    request: { args: call.args, summary: call.summary },
+    argsHash: hashArgs(call.args),
   }
 }

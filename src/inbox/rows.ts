@@ -4,11 +4,19 @@
  * inbox finds "rows this person may settle" by index. A question of the
  * model's spends the run's ask budget in the same transaction, so a
  * crash cannot leave a row without its spent budget or the reverse.
+ *
+ * The driver that holds a run's lease knows the run's next sequence and
+ * passes it (no `max()` query), and may write a whole step's rows in its
+ * own transaction with one multi-row insert; the unique (run, sequence)
+ * key stays the guard against two writers.
  */
 
+import { randomUUID } from 'node:crypto'
+import { DateTime } from 'luxon'
+import type { TransactionClientContract } from '@adonisjs/lucid/types/database'
 import { AgentRun, isFinished, type RunStatus } from '../persistence/models/agent_run.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
-import { nextSequence } from '../persistence/prepared_columns.ts'
+import { nextSequence, preparedColumns } from '../persistence/prepared_columns.ts'
 import { E_ABORTED } from '../errors.ts'
 import debug from '../debug.ts'
 
@@ -21,6 +29,52 @@ export type RowHolder =
   | { id: string; ownerId: string | null; attempt: number; status?: RunStatus }
   | { id: null; ownerId: string | null }
 
+export type InsertOptions = {
+  /** Spend one of the run's ask budget in the same transaction */
+  spendsBudget?: boolean
+  /** The row's sequence, when the caller holds the run and knows it */
+  sequence?: number
+}
+
+/**
+ * A row of the holder's current attempt, built in memory with its id and
+ * timestamps, not yet written (see `insertBuilt`).
+ */
+export function buildRow(
+  holder: RowHolder,
+  sequence: number,
+  attributes: Partial<ToolCall>
+): ToolCall {
+  const now = DateTime.now()
+  const row = new ToolCall()
+  row.merge({
+    id: randomUUID(),
+    runId: holder.id,
+    attempt: holder.id === null ? 1 : holder.attempt,
+    ownerId: holder.ownerId,
+    sequence,
+    onExpiry: 'defaults',
+    createdAt: now,
+    updatedAt: now,
+    ...attributes,
+  })
+  return row
+}
+
+/**
+ * Writes rows built by `buildRow` with one multi-row insert, in the
+ * caller's transaction.
+ */
+export async function insertBuilt(rows: ToolCall[], client: TransactionClientContract) {
+  if (rows.length === 0) return
+  await client
+    .insertQuery()
+    .table(ToolCall.table)
+    .multiInsert(rows.map((row) => preparedColumns(row, row.$attributes)))
+  // Written: later updates of these instances (an execution claim) are updates
+  for (const row of rows) row.$isPersisted = true
+}
+
 /**
  * Inserts a row of the holder's current attempt, next in sequence. With
  * `spendsBudget`, the run's `ask_count` goes up by one in the same
@@ -30,16 +84,11 @@ export type RowHolder =
 export async function insertRow(
   holder: RowHolder,
   attributes: Partial<ToolCall>,
-  spendsBudget = false
+  options: InsertOptions = {}
 ): Promise<ToolCall> {
   if (holder.id === null) {
-    const row = await ToolCall.create({
-      runId: null,
-      sequence: 1,
-      attempt: 1,
-      ownerId: holder.ownerId,
-      ...attributes,
-    })
+    const row = buildRow(holder, 1, attributes)
+    await ToolCall.transaction((trx) => insertBuilt([row], trx))
     debug('external row %s (%s, %s)', row.id, row.kind, row.status)
     return row
   }
@@ -47,20 +96,13 @@ export async function insertRow(
   const runId = holder.id
   if (holder.status && isFinished(holder.status)) throw new E_ABORTED([runId])
   const row = await AgentRun.transaction(async (trx) => {
-    const created = await ToolCall.create(
-      {
-        runId,
-        attempt: holder.attempt,
-        ownerId: holder.ownerId,
-        sequence: await nextSequence(ToolCall, runId, trx),
-        ...attributes,
-      },
-      { client: trx }
-    )
-    if (spendsBudget) {
-      await AgentRun.query({ client: trx }).where('id', runId).increment('ask_count', 1)
+    const sequence = options.sequence ?? (await nextSequence(ToolCall, runId, trx))
+    const built = buildRow(holder, sequence, attributes)
+    await insertBuilt([built], trx)
+    if (options.spendsBudget) {
+      await trx.from(AgentRun.table).where('id', runId).increment('ask_count', 1)
     }
-    return created
+    return built
   })
   debug('run %s: row %s (%s, %s)', runId, row.id, row.kind, row.status)
   return row

@@ -155,6 +155,7 @@ export class Agents {
         status: 'queued',
         attempt: run.attempt + 1,
         askCount: 0,
+        journalLength: 0,
         error: null,
         errorCode: null,
         finishedAt: null,

@@ -21,7 +21,7 @@ type ToolResultPart = {
  * the tools: the SDK's own errors for invalid calls and the runtime's results.
  *
  * @example
- * const messages = buildMessages(await readJournal(run.id))
+ * const messages = buildMessages(memory.journal)
  */
 export function buildMessages(entries: JournalEntry[]): ModelMessage[] {
   const messages: ModelMessage[] = []

@@ -1,16 +1,22 @@
 /*
  * Drives one run forward from whatever its rows and journal say, until it
- * waits for a person, completes, fails or is cancelled. It holds nothing
- * between calls: every decision is read back from the database, and every
- * model response and tool result is checkpointed before it is acted on
- * (docs/design.md §8.2), so a process killed anywhere leaves a run the next driver —
- * here or on another worker — continues without repeating an executed
- * action or losing an answer. A lease on the run row keeps two processes
- * from driving the same run (docs/design.md §9).
+ * waits for a person, completes, fails or is cancelled. Between drives it
+ * holds nothing: a drive takes the lease, reads the run once (run_memory.ts)
+ * and from then on appends to what it read. Every model response and tool
+ * result is checkpointed before it is acted on (docs/design.md §8.2), so a
+ * process killed anywhere leaves a run the next driver — here or on another
+ * worker — continues without repeating an executed action or losing an
+ * answer. A lease on the run row keeps two processes from driving the same
+ * run, and every checkpoint is fenced by it (docs/design.md §9).
+ *
+ * A step whose calls start with read tools is one checkpoint: the reads run
+ * as soon as the model answers, and the response, their rows and their
+ * results commit together. Reads have no effect to repeat, so a process
+ * killed before that commit just asks the model again.
  *
  * This file is the loop and the model call. The lease is in lease.ts, the
- * journal in journal.ts, status changes in run_state.ts, and each kind of
- * tool call in calls/.
+ * memory and checkpoints in run_memory.ts, status changes in run_state.ts,
+ * and each kind of tool call in calls/.
  */
 
 import { APICallError, generateText, RetryError } from 'ai'
@@ -18,6 +24,8 @@ import type { EventSink } from '../events.ts'
 import type { Inbox } from '../inbox/inbox.ts'
 import { AgentRun, isFinished, type RunStatus } from '../persistence/models/agent_run.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
+import { RunMemory, type NewEntry } from './run_memory.ts'
+import { runReads } from './calls/reads.ts'
 import { ASK_TOOL_NAME } from '../questions/ask_tool.ts'
 import { handleAppTool } from './calls/app_tool.ts'
 import { handleAsk } from './calls/ask.ts'
@@ -25,7 +33,7 @@ import { CANCELLED, WAIT, type CallContext } from './calls/context.ts'
 import { handleIntake } from './calls/intake.ts'
 import { toolset } from './calls/toolset.ts'
 import type { AgentDefinition } from './define_agent.ts'
-import { appendToJournal, readJournal, type JournalPayloads, type OnCheckpoint } from './journal.ts'
+import type { JournalPayloads, OnCheckpoint } from './journal.ts'
 import { buildMessages, renderInput } from './journal_messages.ts'
 import { Lease } from './lease.ts'
 import { RUN_FAILURES } from '../errors.ts'
@@ -48,7 +56,7 @@ const CHILD_NOTE =
 
 /**
  * @example
- * const driver = new RunDriver({ agents })
+ * const driver = new RunDriver({ agents, inbox })
  * await driver.drive(runId) // 'waiting' | 'completed' | 'failed' | 'cancelled' | 'busy'
  */
 export class RunDriver {
@@ -64,8 +72,8 @@ export class RunDriver {
   constructor(options: RunDriverOptions) {
     this.#agents = options.agents
     this.#inbox = options.inbox
-    this.#state = new RunState(options.events)
     this.#lease = new Lease({ ttl: options.leaseTtl, owner: options.owner })
+    this.#state = new RunState(this.#lease.owner, options.events)
     this.#onCheckpoint = options.onCheckpoint
     this.owner = this.#lease.owner
   }
@@ -96,7 +104,12 @@ export class RunDriver {
         const run = await AgentRun.find(runId)
         return run && isFinished(run.status) ? run.status : 'busy'
       }
-      return await this.#lease.hold(runId, () => this.#loop(runId))
+      return await this.#lease.hold(runId, async () => {
+        const memory = await RunMemory.load(runId, this.#lease, () =>
+          this.#onCheckpoint?.('before-commit', runId)
+        )
+        return this.#loop(memory)
+      })
     } finally {
       this.#active.delete(runId)
     }
@@ -111,35 +124,44 @@ export class RunDriver {
     return pending !== null
   }
 
-  async #loop(runId: string): Promise<RunStatus> {
-    for (;;) {
-      const run = await AgentRun.findOrFail(runId)
-      if (isFinished(run.status)) return run.status
-      const agent = this.#agents.get(run.agent)
-      if (!agent) {
-        return this.#state.fail(
-          run,
-          RUN_FAILURES.unknownAgent,
-          `No agent named "${run.agent}" is registered`
-        )
-      }
+  /**
+   * Appends one entry behind the lease's fence; a refusal becomes the
+   * status the loop returns.
+   */
+  async #append(memory: RunMemory, entry: NewEntry): Promise<RunStatus | 'busy' | null> {
+    if (await memory.checkpoint([entry])) return null
+    return this.#state.stopped(memory.run)
+  }
 
-      const journal = await readJournal(run.id)
-      const rows = await ToolCall.query()
-        .where('run_id', run.id)
-        .where('attempt', run.attempt)
-        .orderBy('sequence', 'asc')
-      const context: CallContext = {
+  async #loop(memory: RunMemory): Promise<RunStatus | 'busy'> {
+    const { run, journal, rows } = memory
+    if (isFinished(run.status)) return run.status
+    const agent = this.#agents.get(run.agent)
+    if (!agent) {
+      return this.#state.fail(
         run,
-        agent,
-        rows,
-        inbox: this.#inbox,
-        state: this.#state,
-        onCheckpoint: this.#onCheckpoint,
-      }
+        RUN_FAILURES.unknownAgent,
+        `No agent named "${run.agent}" is registered`
+      )
+    }
+    const context: CallContext = {
+      run,
+      agent,
+      rows,
+      memory,
+      inbox: this.#inbox,
+      state: this.#state,
+      onCheckpoint: this.#onCheckpoint,
+    }
 
+    for (;;) {
       if (journal.length === 0) {
-        await appendToJournal(run, 'input', 'input', { text: renderInput(run.input) })
+        const refused = await this.#append(memory, {
+          key: 'input',
+          kind: 'input',
+          payload: { text: renderInput(run.input) },
+        })
+        if (refused) return refused
         continue
       }
 
@@ -147,8 +169,13 @@ export class RunDriver {
         const outcome = await handleIntake(context)
         if (outcome === WAIT) return this.#state.wait(run)
         if (outcome === CANCELLED) return 'cancelled'
-        if (outcome === 'invalid') return 'failed'
-        await appendToJournal(run, 'intake', 'intake', { text: outcome })
+        if (outcome === 'invalid') return run.status
+        const refused = await this.#append(memory, {
+          key: 'intake',
+          kind: 'intake',
+          payload: { text: outcome },
+        })
+        if (refused) return refused
         continue
       }
 
@@ -171,12 +198,12 @@ export class RunDriver {
               : await handleAppTool(context, call, row)
           if (output === WAIT) return this.#state.wait(run)
           if (output === CANCELLED) return 'cancelled'
-          await appendToJournal(run, `step:${step}:tool:${call.toolCallId}`, 'tool-result', {
-            step,
-            toolCallId: call.toolCallId,
-            toolName: call.toolName,
-            output,
+          const refused = await this.#append(memory, {
+            key: `step:${step}:tool:${call.toolCallId}`,
+            kind: 'tool-result',
+            payload: { step, toolCallId: call.toolCallId, toolName: call.toolName, output },
           })
+          if (refused) return refused
           await this.#onCheckpoint?.('after-result-saved', run.id)
         }
         if (payload.toolCalls.length === 0) return this.#state.complete(run, payload.text)
@@ -189,21 +216,20 @@ export class RunDriver {
           `The run reached its limit of ${agent.maxSteps} model calls without a final answer`
         )
       }
-      const status = await this.#callModel(run, agent, responses.length + 1)
+      const status = await this.#callModel(context, responses.length + 1)
       if (status) return status
     }
   }
 
   /**
-   * One model call; its response is saved before anything acts on it.
-   * Returns a final status when the call failed the run, or found it
-   * cancelled while its tools ran: a cancelled run is not sent to the model
-   * again.
+   * One model call. Its response is saved before anything acts on it,
+   * together with the rows and results of the read tools it starts with
+   * (calls/reads.ts). Returns a final status when the call failed the run,
+   * or when the checkpoint was refused: a run cancelled while its tools ran
+   * (or taken by another driver) gets nothing more from this one.
    */
-  async #callModel(run: AgentRun, agent: AgentDefinition, step: number) {
-    await run.refresh()
-    if (isFinished(run.status)) return run.status
-    const journal = await readJournal(run.id)
+  async #callModel(context: CallContext, step: number) {
+    const { run, agent, memory } = context
     const child = run.parentRunId !== null
     const instructions = agent.instructions(run.input)
 
@@ -212,7 +238,7 @@ export class RunDriver {
       result = await generateText({
         model: agent.model,
         system: child ? `${instructions}\n\n${CHILD_NOTE}` : instructions,
-        messages: buildMessages(journal),
+        messages: buildMessages(memory.journal),
         tools: toolset(run, agent),
       })
     } catch (error) {
@@ -226,17 +252,34 @@ export class RunDriver {
       )
     }
 
-    await appendToJournal(run, `step:${step}:response`, 'model-response', {
-      messages: result.response.messages,
-      toolCalls: result.toolCalls.map((call) => ({
-        toolCallId: call.toolCallId,
-        toolName: call.toolName,
-        input: call.input,
-        invalid: Boolean((call as { invalid?: boolean }).invalid),
-      })),
-      text: result.text,
-      finishReason: result.finishReason,
-    })
+    const toolCalls = result.toolCalls.map((call) => ({
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      input: call.input,
+      invalid: Boolean((call as { invalid?: boolean }).invalid),
+    }))
+    const reads = await runReads(context, step, toolCalls)
+    const entries: NewEntry[] = [
+      {
+        key: `step:${step}:response`,
+        kind: 'model-response',
+        payload: {
+          messages: result.response.messages,
+          toolCalls,
+          text: result.text,
+          finishReason: result.finishReason,
+        },
+      },
+      ...reads.entries,
+    ]
+    if (!(await memory.checkpoint(entries, reads.writeRows))) {
+      const status = await this.#state.stopped(run)
+      // Cancelled while its reads ran: they did run, so the audit says so
+      if (status !== 'busy' && reads.writeRows) {
+        await memory.checkpoint(entries, reads.writeRows, false)
+      }
+      return status
+    }
     await this.#onCheckpoint?.('after-response-saved', run.id)
     return null
   }

@@ -9,7 +9,12 @@
 import { DateTime } from 'luxon'
 import type { RunFailureCode } from '../errors.ts'
 import type { EventSink } from '../events.ts'
-import { AgentRun, FINISHED_RUN_STATUSES, type RunStatus } from '../persistence/models/agent_run.ts'
+import {
+  AgentRun,
+  FINISHED_RUN_STATUSES,
+  isFinished,
+  type RunStatus,
+} from '../persistence/models/agent_run.ts'
 import { affectedRows, preparedColumns } from '../persistence/prepared_columns.ts'
 import debug from '../debug.ts'
 
@@ -20,15 +25,21 @@ import debug from '../debug.ts'
  */
 export class RunState {
   #events?: EventSink
+  #owner: string
 
-  constructor(events?: EventSink) {
+  /**
+   * `owner` is the driver's lease owner: a change is made only while it
+   * still holds the run.
+   */
+  constructor(owner: string, events?: EventSink) {
+    this.#owner = owner
     this.#events = events
   }
 
   /**
    * The run waits for a person. Returns the status it ended up in.
    */
-  async wait(run: AgentRun): Promise<RunStatus> {
+  async wait(run: AgentRun): Promise<RunStatus | 'busy'> {
     const status = await this.#transition(run, 'waiting')
     if (status === 'waiting') await this.#events?.emit('agents:run:waiting', { run })
     return status
@@ -37,7 +48,7 @@ export class RunState {
   /**
    * The run ends with the model's final answer.
    */
-  async complete(run: AgentRun, text: string): Promise<RunStatus> {
+  async complete(run: AgentRun, text: string): Promise<RunStatus | 'busy'> {
     const status = await this.#transition(run, 'completed', {
       result: { text },
       finishedAt: DateTime.now(),
@@ -49,7 +60,7 @@ export class RunState {
   /**
    * The run ends failed, with a code and a message for people.
    */
-  async fail(run: AgentRun, code: RunFailureCode, message: string): Promise<RunStatus> {
+  async fail(run: AgentRun, code: RunFailureCode, message: string): Promise<RunStatus | 'busy'> {
     debug('run %s failed: %s %s', run.id, code, message)
     const status = await this.#transition(run, 'failed', {
       errorCode: code,
@@ -61,18 +72,28 @@ export class RunState {
   }
 
   /**
-   * Moves the run to a new status, unless it was cancelled meanwhile.
+   * Moves the run to a new status, unless it was cancelled meanwhile or
+   * this driver lost its lease: then the run's status stands, or `'busy'`
+   * when another driver holds it.
    */
   async #transition(run: AgentRun, status: RunStatus, changes: Partial<AgentRun> = {}) {
     const affected = await AgentRun.query()
       .where('id', run.id)
+      .where('lease_owner', this.#owner)
       .whereNotIn('status', FINISHED_RUN_STATUSES)
       .update(preparedColumns(run, { status, ...changes, updatedAt: DateTime.now() }))
-    if (affectedRows(affected) !== 1) {
-      const current = await AgentRun.findOrFail(run.id)
-      return current.status
-    }
+    if (affectedRows(affected) !== 1) return this.stopped(run)
     Object.assign(run, { status, ...changes })
     return status
+  }
+
+  /**
+   * Why a write behind the lease was refused: the run's final status when it
+   * ended (a cancel), else `'busy'` (another driver took the lease).
+   */
+  async stopped(run: AgentRun): Promise<RunStatus | 'busy'> {
+    const current = await AgentRun.findOrFail(run.id)
+    run.status = current.status
+    return isFinished(current.status) ? current.status : 'busy'
   }
 }

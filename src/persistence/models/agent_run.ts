@@ -60,6 +60,10 @@ export class AgentRun extends BaseModel {
   @column()
   declare askCount: number
 
+  /** Entries in the run's journal, set by every checkpoint (docs/design.md §8.2) */
+  @column()
+  declare journalLength: number
+
   /** Starts at 1; `agents.retry` replays the run from its input as attempt + 1 */
   @column()
   declare attempt: number
@@ -84,6 +88,7 @@ export class AgentRun extends BaseModel {
     run.id ??= randomUUID()
     run.status ??= 'queued'
     run.askCount ??= 0
+    run.journalLength ??= 0
     run.attempt ??= 1
   }
 }

@@ -17,6 +17,7 @@ import type { AgentRun } from '../../persistence/models/agent_run.ts'
 import type { ToolCall } from '../../persistence/models/tool_call.ts'
 import type { AgentDefinition } from '../define_agent.ts'
 import type { OnCheckpoint, ToolOutput } from '../journal.ts'
+import type { RunMemory } from '../run_memory.ts'
 import type { RunState } from '../run_state.ts'
 
 export type CallContext = {
@@ -24,6 +25,8 @@ export type CallContext = {
   agent: AgentDefinition
   /** This attempt's rows, in order; rows opened while handling are added */
   rows: ToolCall[]
+  /** What the driver holds of the run: its next row sequence among others */
+  memory: RunMemory
   /** Where rows are written and waits opened */
   inbox: Inbox
   state: RunState

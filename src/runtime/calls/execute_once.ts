@@ -73,9 +73,19 @@ export async function executeOnce(
     result = { error: error instanceof Error ? error.message : String(error) }
     execution = 'failed'
   }
-  await ToolCall.query()
+  /*
+   * Only over our own claim: a driver that stalled past its lease must not
+   * turn the next driver's `interrupted` into a result.
+   */
+  const recorded = await ToolCall.query()
     .where('id', row.id)
+    .where('execution', 'running')
     .update(preparedColumns(row, { execution, result, updatedAt: DateTime.now() }))
+  if (affectedRows(recorded) !== 1) {
+    const fresh = await ToolCall.findOrFail(row.id)
+    return executeOnce(context, definition, fresh, args, approvalText)
+  }
+  Object.assign(row, { execution, result })
   debug('run %s: %s %s', run.id, definition.name, execution)
   const text = `${prefix}${resultText(result)}`
   return execution === 'succeeded' ? { type: 'text', value: text } : errorOutput(text)
@@ -85,7 +95,7 @@ export async function executeOnce(
  * A tool's stored result as the model reads it. Results are data from the
  * tool, and tools may echo outside text, so error text is quoted.
  */
-function resultText(result: unknown): string {
+export function resultText(result: unknown): string {
   const stored = (result ?? {}) as { value?: unknown; error?: string }
   if (stored.error !== undefined) return `The tool failed:\n${quoteUntrusted(stored.error)}`
   return typeof stored.value === 'string' ? stored.value : JSON.stringify(stored.value ?? null)

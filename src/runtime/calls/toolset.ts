@@ -18,10 +18,25 @@ export function canAsk(run: AgentRun, agent: AgentDefinition): boolean {
 }
 
 /**
+ * Toolsets built so far, by agent and by whether the ask tool is in: the
+ * ask tool's JSON Schema is not rebuilt on every model call.
+ */
+const built = new WeakMap<AgentDefinition, { withAsk?: ToolSet; withoutAsk?: ToolSet }>()
+
+/**
  * The tools the model is offered: the agent's, plus the ask tool only
  * when someone can answer (docs/design.md §4.1).
  */
 export function toolset(run: AgentRun, agent: AgentDefinition): ToolSet {
+  const withAsk = canAsk(run, agent)
+  const known = built.get(agent) ?? {}
+  built.set(agent, known)
+  const slot = withAsk ? 'withAsk' : 'withoutAsk'
+  known[slot] ??= buildToolset(agent, withAsk)
+  return known[slot]
+}
+
+function buildToolset(agent: AgentDefinition, withAsk: boolean): ToolSet {
   const tools: ToolSet = {}
   for (const definition of agent.tools.values()) {
     tools[definition.name] = tool({
@@ -29,7 +44,7 @@ export function toolset(run: AgentRun, agent: AgentDefinition): ToolSet {
       inputSchema: jsonSchema(definition.jsonSchema as any),
     })
   }
-  if (canAsk(run, agent)) {
+  if (withAsk) {
     tools[ASK_TOOL_NAME] = tool({
       description: askToolDescription(agent.limits),
       inputSchema: jsonSchema(askToolInputSchema(agent.limits) as any),

@@ -19,7 +19,10 @@ import type { CallContext } from './context.ts'
  * Opens a wait of the run through the inbox and keeps the row in `rows`.
  */
 export async function openWait(context: CallContext, wait: WaitRequest, options: OpenOptions) {
-  const row = await context.inbox.open(context.run, wait, options)
+  const row = await context.inbox.open(context.run, wait, {
+    ...options,
+    sequence: context.memory.takeRowSequence(),
+  })
   context.rows.push(row)
   return row
 }
@@ -29,7 +32,9 @@ export async function openWait(context: CallContext, wait: WaitRequest, options:
  * `rows`.
  */
 export async function recordCall(context: CallContext, call: RecordedCall) {
-  const row = await context.inbox.record(context.run, call)
+  const row = await context.inbox.record(context.run, call, {
+    sequence: context.memory.takeRowSequence(),
+  })
   context.rows.push(row)
   return row
 }
