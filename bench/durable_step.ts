@@ -35,7 +35,7 @@ const lookup = async ({ key }: { key: string }) => `value of ${key}`
 /**
  * A runtime with one agent, `stepper`, playing `stepperModel(steps)`.
  */
-function stepperAgents(steps: number, onCheckpoint?: AgentsOptions['onCheckpoint']) {
+export function stepperAgents(steps: number, onCheckpoint?: AgentsOptions['onCheckpoint']) {
   return new Agents({
     agents: [
       defineAgent({
