@@ -1,25 +1,26 @@
 /*
  * The public face of the MCP interop: elicitation requests from MCP servers
- * become question sets for the inbox, and settled outcomes become the
- * `ElicitResult` sent back. Imported by apps as `adonis-agent-inbox/mcp`.
+ * become question sets for the inbox (to_questions.ts), and settled outcomes
+ * become the `ElicitResult` sent back (to_result.ts); the MCP shapes are in
+ * types.ts. Imported by apps as `adonis-agent-inbox/mcp`.
  */
 
-export {
-  elicitationResultFromOutcome,
-  questionSetFromElicitation,
-  type ElicitationContentValue,
-  type ElicitationDecision,
-  type ElicitationRequest,
-  type ElicitationResult,
-  type McpBooleanSchema,
-  type McpEnumSchema,
-  type McpLegacyTitledEnumSchema,
-  type McpNumberSchema,
-  type McpPrimitiveSchema,
-  type McpRequestedSchema,
-  type McpStringSchema,
-  type McpTitledMultiSelectEnumSchema,
-  type McpTitledSingleSelectEnumSchema,
-  type McpUntitledMultiSelectEnumSchema,
-  type McpUntitledSingleSelectEnumSchema,
-} from './elicitation.ts'
+export { questionSetFromElicitation } from './to_questions.ts'
+export { elicitationResultFromOutcome } from './to_result.ts'
+export type {
+  ElicitationContentValue,
+  ElicitationDecision,
+  ElicitationRequest,
+  ElicitationResult,
+  McpBooleanSchema,
+  McpEnumSchema,
+  McpLegacyTitledEnumSchema,
+  McpNumberSchema,
+  McpPrimitiveSchema,
+  McpRequestedSchema,
+  McpStringSchema,
+  McpTitledMultiSelectEnumSchema,
+  McpTitledSingleSelectEnumSchema,
+  McpUntitledMultiSelectEnumSchema,
+  McpUntitledSingleSelectEnumSchema,
+} from './types.ts'

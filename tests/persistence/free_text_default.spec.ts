@@ -18,7 +18,7 @@ import {
   elicitationResultFromOutcome,
   questionSetFromElicitation,
   type ElicitationRequest,
-} from '../../src/mcp/elicitation.ts'
+} from '../../src/mcp/main.ts'
 import { validateQuestionSet } from '../../src/questions/validate.ts'
 import { effectiveDefaults } from '../../src/questions/defaults.ts'
 import type { QuestionOutcome, QuestionSet } from '../../src/questions/types.ts'

@@ -7,8 +7,8 @@ import {
 import { formatIssuesForModel } from '../../src/questions/ask_tool.ts'
 import { questionSetValidator } from '../../src/questions/schema.ts'
 import type { Question, QuestionIssue, QuestionSet } from '../../src/questions/types.ts'
+import { assertQuestionSet } from '../../src/questions/assert.ts'
 import {
-  assertQuestionSet,
   formatIssuePath,
   semanticIssues,
   validateQuestionSet,

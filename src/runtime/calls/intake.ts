@@ -7,7 +7,7 @@
 
 import { RUN_FAILURES } from '../../errors.ts'
 import type { QuestionOutcome, QuestionSet } from '../../questions/types.ts'
-import { assertQuestionSet } from '../../questions/validate.ts'
+import { assertQuestionSet } from '../../questions/assert.ts'
 import { CANCELLED, WAIT, type CallContext } from './context.ts'
 import { expiry, openWait, recall } from './waits.ts'
 

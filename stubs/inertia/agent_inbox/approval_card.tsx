@@ -7,7 +7,7 @@
  */
 
 import { useEffect, useId, useRef, useState } from 'react'
-import { type CardProps, CardMeta, ErrorList } from './card_parts'
+import { type CardProps, ActionRow, CardButton, CardFrame, ErrorList } from './card_parts'
 import { decisionErrors } from './feedback'
 import { approveReply, argsText, editReply, rejectReply } from './form_state'
 
@@ -86,18 +86,16 @@ export function ApprovalCard({
   const rest = [...split.rest, ...(panel === 'reject' ? [] : split.reason)]
 
   return (
-    <section
-      className="ai-card"
-      aria-labelledby={titleId}
-      aria-busy={busy}
-      data-row-id={card.id}
-      data-kind={card.kind}
-      data-status="pending"
+    <CardFrame
+      card={card}
+      titleId={titleId}
+      title={
+        <>
+          Approve <code className="ai-tool">{card.toolName}</code>?
+        </>
+      }
+      busy={busy}
     >
-      <h3 id={titleId}>
-        Approve <code className="ai-tool">{card.toolName}</code>?
-      </h3>
-      <CardMeta card={card} />
       {card.action?.summary && card.action.summary !== card.toolName && (
         <p className="ai-summary">{card.action.summary}</p>
       )}
@@ -110,27 +108,23 @@ export function ApprovalCard({
       <ErrorList id={restId} messages={rest} />
 
       {panel === 'none' && (
-        <div className="ai-actions">
-          <button
-            type="button"
-            className="ai-button ai-primary"
+        <ActionRow busy={busy}>
+          <CardButton
+            tone="primary"
             disabled={busy || locked}
             onClick={() => onReply(approveReply())}
           >
             Approve
-          </button>
-          <button
-            type="button"
-            className="ai-button ai-danger"
+          </CardButton>
+          <CardButton
+            tone="danger"
             ref={rejectButton}
             disabled={busy || locked}
             onClick={() => setPanel('reject')}
           >
             Reject
-          </button>
-          <button
-            type="button"
-            className="ai-button"
+          </CardButton>
+          <CardButton
             ref={editButton}
             disabled={busy || locked}
             onClick={() => {
@@ -139,9 +133,8 @@ export function ApprovalCard({
             }}
           >
             Edit
-          </button>
-          {busy && <span className="ai-muted ai-hint">Sending…</span>}
-        </div>
+          </CardButton>
+        </ActionRow>
       )}
 
       {panel === 'reject' && (
@@ -161,20 +154,14 @@ export function ApprovalCard({
             onChange={(event) => setReason(event.target.value)}
           />
           <ErrorList id={reasonErrorId} messages={split.reason} />
-          <div className="ai-actions">
-            <button
-              type="button"
-              className="ai-button ai-danger"
-              disabled={busy || locked}
-              onClick={() => onReply(rejectReply(reason))}
-            >
-              Send rejection
-            </button>
-            <button type="button" className="ai-button" disabled={busy || locked} onClick={close}>
-              Cancel
-            </button>
-            {busy && <span className="ai-muted ai-hint">Sending…</span>}
-          </div>
+          <PanelButtons
+            send="Send rejection"
+            tone="danger"
+            busy={busy}
+            disabled={busy || locked}
+            onSend={() => onReply(rejectReply(reason))}
+            onCancel={close}
+          />
         </form>
       )}
 
@@ -199,22 +186,40 @@ export function ApprovalCard({
             }}
           />
           <ErrorList id={editErrorId} messages={editMessages} />
-          <div className="ai-actions">
-            <button
-              type="button"
-              className="ai-button ai-primary"
-              disabled={busy || locked}
-              onClick={sendEdit}
-            >
-              Approve with changes
-            </button>
-            <button type="button" className="ai-button" disabled={busy || locked} onClick={close}>
-              Cancel
-            </button>
-            {busy && <span className="ai-muted ai-hint">Sending…</span>}
-          </div>
+          <PanelButtons
+            send="Approve with changes"
+            tone="primary"
+            busy={busy}
+            disabled={busy || locked}
+            onSend={sendEdit}
+            onCancel={close}
+          />
         </form>
       )}
-    </section>
+    </CardFrame>
+  )
+}
+
+/**
+ * The buttons under an open panel: what it sends, then Cancel, which closes
+ * it.
+ */
+function PanelButtons(props: {
+  send: string
+  tone: 'primary' | 'danger'
+  busy: boolean
+  disabled: boolean
+  onSend: () => void
+  onCancel: () => void
+}) {
+  return (
+    <ActionRow busy={props.busy}>
+      <CardButton tone={props.tone} disabled={props.disabled} onClick={props.onSend}>
+        {props.send}
+      </CardButton>
+      <CardButton disabled={props.disabled} onClick={props.onCancel}>
+        Cancel
+      </CardButton>
+    </ActionRow>
   )
 }

@@ -1,11 +1,12 @@
 /*
  * What the inbox's cards share: the reply a card sends, the props every
- * pending card takes, how times and titles read, the meta line, the error
- * list, and the keyboard rules (Enter never submits; hotkeys wait while
- * the person types). The app receives this file in inertia/agent_inbox/.
+ * pending card takes, how times and titles read, a pending card's frame
+ * (section, heading, meta line), its buttons and their row, the error list, and
+ * the keyboard rules (Enter never submits; hotkeys wait while the person
+ * types). The app receives this file in inertia/agent_inbox/.
  */
 
-import type { KeyboardEvent } from 'react'
+import type { ComponentProps, HTMLAttributes, KeyboardEvent, ReactNode } from 'react'
 import type { AnswersReply, DecisionReply, RowCard } from 'adonis-agent-inbox/types'
 
 /** What a card sends to the reply endpoint */
@@ -63,6 +64,77 @@ export function CardMeta({ card }: { card: RowCard }) {
         </span>
       )}
     </p>
+  )
+}
+
+/**
+ * A pending card's frame: the section the page and its tests find a row by
+ * (`data-row-id`, `data-kind`, `data-status`), its heading and its meta
+ * line, then the card's own content. `tabIndex` and `onKeyDown` let a card
+ * take keys, as a question card does for its hotkeys.
+ */
+export function CardFrame({
+  card,
+  titleId,
+  title,
+  busy,
+  children,
+  ...keys
+}: {
+  card: RowCard
+  titleId: string
+  title: ReactNode
+  busy: boolean
+  children: ReactNode
+} & Pick<HTMLAttributes<HTMLElement>, 'tabIndex' | 'onKeyDown'>) {
+  return (
+    <section
+      className="ai-card"
+      aria-labelledby={titleId}
+      aria-busy={busy}
+      data-row-id={card.id}
+      data-kind={card.kind}
+      data-status="pending"
+      {...keys}
+    >
+      <h3 id={titleId}>{title}</h3>
+      <CardMeta card={card} />
+      {children}
+    </section>
+  )
+}
+
+/**
+ * A card's button: never a submit, since no form in a card sends anything
+ * by itself; `tone` marks the one that approves or refuses.
+ */
+export function CardButton({
+  tone,
+  ...button
+}: { tone?: 'primary' | 'danger' } & Omit<ComponentProps<'button'>, 'type' | 'className'>) {
+  return (
+    <button type="button" className={tone ? `ai-button ai-${tone}` : 'ai-button'} {...button} />
+  )
+}
+
+/**
+ * A card's row of buttons, with "Sending…" after them while its reply is
+ * on its way, else the hint when there is one.
+ */
+export function ActionRow({
+  busy,
+  hint,
+  children,
+}: {
+  busy: boolean
+  hint?: string
+  children: ReactNode
+}) {
+  return (
+    <div className="ai-actions">
+      {children}
+      {(busy || hint) && <span className="ai-muted ai-hint">{busy ? 'Sending…' : hint}</span>}
+    </div>
   )
 }
 

@@ -5,7 +5,16 @@
  */
 
 import { type KeyboardEvent, useId, useState } from 'react'
-import { type CardProps, CardMeta, cardTitle, ErrorList, isTyping, stopEnter } from './card_parts'
+import {
+  type CardProps,
+  ActionRow,
+  CardButton,
+  CardFrame,
+  cardTitle,
+  ErrorList,
+  isTyping,
+  stopEnter,
+} from './card_parts'
 import { questionErrors } from './feedback'
 import {
   type AnswerState,
@@ -49,18 +58,14 @@ export function QuestionCard({ card, errors, busy, locked, onReply }: CardProps)
   }
 
   return (
-    <section
-      className="ai-card"
-      aria-labelledby={titleId}
-      aria-busy={busy}
-      data-row-id={card.id}
-      data-kind={card.kind}
-      data-status="pending"
+    <CardFrame
+      card={card}
+      titleId={titleId}
+      title={cardTitle(card)}
+      busy={busy}
       tabIndex={-1}
       onKeyDown={onKeyDown}
     >
-      <h3 id={titleId}>{cardTitle(card)}</h3>
-      <CardMeta card={card} />
       {set.preamble && <p className="ai-preamble">{set.preamble}</p>}
       <form noValidate onSubmit={(event) => event.preventDefault()}>
         {set.questions.map((question) => (
@@ -75,29 +80,20 @@ export function QuestionCard({ card, errors, busy, locked, onReply }: CardProps)
           />
         ))}
         <ErrorList id={restId} messages={split.rest} />
-        <div className="ai-actions">
-          <button
-            type="button"
-            className="ai-button ai-primary"
+        <ActionRow busy={busy} hint="Confirm sends what is shown; Skip goes on with every default.">
+          <CardButton
+            tone="primary"
             disabled={busy || locked}
             aria-describedby={split.rest.length > 0 ? restId : undefined}
             onClick={() => onReply(answersReply(set, form))}
           >
             Confirm
-          </button>
-          <button
-            type="button"
-            className="ai-button"
-            disabled={busy || locked}
-            onClick={() => onReply(skipReply())}
-          >
+          </CardButton>
+          <CardButton disabled={busy || locked} onClick={() => onReply(skipReply())}>
             Skip
-          </button>
-          <span className="ai-muted ai-hint">
-            {busy ? 'Sending…' : 'Confirm sends what is shown; Skip goes on with every default.'}
-          </span>
-        </div>
+          </CardButton>
+        </ActionRow>
       </form>
-    </section>
+    </CardFrame>
   )
 }

@@ -5,6 +5,7 @@
  * inertia/agent_inbox/.
  */
 
+import type { ChangeEvent } from 'react'
 import type { Question } from 'adonis-agent-inbox/types'
 import { stopEnter } from './card_parts'
 import { freeTextType, toDateInput, toDatetimeLocal } from './form_state'
@@ -40,6 +41,7 @@ export function TypedInput(props: TypedInputProps) {
     'aria-required': input?.required || undefined,
     disabled,
     'onKeyDown': stopEnter,
+    'onChange': (event: ChangeEvent<HTMLInputElement>) => onChange(event.target.value),
   }
 
   switch (type) {
@@ -55,31 +57,24 @@ export function TypedInput(props: TypedInputProps) {
           max={typeof max === 'number' ? max : undefined}
           placeholder={props.placeholder ?? input?.placeholder}
           value={value}
-          onChange={(event) => onChange(event.target.value)}
         />
       )
     case 'date':
+    case 'datetime': {
+      /* The input writes a date as YYYY-MM-DD, a date and time as YYYY-MM-DDTHH:mm */
+      const written = type === 'date' ? toDateInput : toDatetimeLocal
+      const bound = (edge: unknown) =>
+        typeof edge === 'string' ? written(edge) || undefined : undefined
       return (
         <input
           {...shared}
-          type="date"
-          min={typeof min === 'string' ? toDateInput(min) || undefined : undefined}
-          max={typeof max === 'string' ? toDateInput(max) || undefined : undefined}
-          value={toDateInput(value)}
-          onChange={(event) => onChange(event.target.value)}
+          type={type === 'date' ? 'date' : 'datetime-local'}
+          min={bound(min)}
+          max={bound(max)}
+          value={written(value)}
         />
       )
-    case 'datetime':
-      return (
-        <input
-          {...shared}
-          type="datetime-local"
-          min={typeof min === 'string' ? toDatetimeLocal(min) || undefined : undefined}
-          max={typeof max === 'string' ? toDatetimeLocal(max) || undefined : undefined}
-          value={toDatetimeLocal(value)}
-          onChange={(event) => onChange(event.target.value)}
-        />
-      )
+    }
     default:
       return (
         <input
@@ -92,7 +87,6 @@ export function TypedInput(props: TypedInputProps) {
           maxLength={typeof max === 'number' ? max : undefined}
           autoComplete="off"
           value={value}
-          onChange={(event) => onChange(event.target.value)}
         />
       )
   }

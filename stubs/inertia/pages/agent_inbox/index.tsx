@@ -18,7 +18,7 @@ import { Head, router, usePage } from '@inertiajs/react'
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
 import type { RowCard, RunGroup } from 'adonis-agent-inbox/types'
 import { ApprovalCard } from '../../agent_inbox/approval_card'
-import { cardTitle, formatTime, type Reply } from '../../agent_inbox/card_parts'
+import { type CardProps, cardTitle, formatTime, type Reply } from '../../agent_inbox/card_parts'
 import { alertText, feedbackFrom, type InboxError } from '../../agent_inbox/feedback'
 import { DEFAULT_POLL_INTERVAL, useLiveUpdates } from '../../agent_inbox/live_updates'
 import { QuestionCard } from '../../agent_inbox/question_card'
@@ -245,27 +245,20 @@ export default function AgentInbox(props: InboxPageProps) {
             {rows.map(({ card, settled }) => {
               const done = settled ?? settledFromCard(card, run)
               if (done) return <SettledCard key={card.id} card={card} note={done} />
-              const errors = feedback.rowId === card.id ? feedback.errors : {}
-              const busy = submitting === card.id
-              /* One reply at a time: a second visit would cancel the first */
-              const locked = submitting !== null
+              const cardProps: CardProps = {
+                card,
+                errors: feedback.rowId === card.id ? feedback.errors : {},
+                busy: submitting === card.id,
+                /* One reply at a time: a second visit would cancel the first */
+                locked: submitting !== null,
+                onReply: (reply) => submit(card, reply),
+              }
               return card.questionSet ? (
-                <QuestionCard
-                  key={card.id}
-                  card={card}
-                  errors={errors}
-                  busy={busy}
-                  locked={locked}
-                  onReply={(reply) => submit(card, reply)}
-                />
+                <QuestionCard key={card.id} {...cardProps} />
               ) : (
                 <ApprovalCard
                   key={card.id}
-                  card={card}
-                  errors={errors}
-                  busy={busy}
-                  locked={locked}
-                  onReply={(reply) => submit(card, reply)}
+                  {...cardProps}
                   onPanel={(open) => setPanel(card.id, open)}
                 />
               )

@@ -1,13 +1,11 @@
 /*
- * MCP form-mode elicitation, translated both ways, so a question an MCP
- * server asks (`elicitation/create`) lands in the same inbox as the model's
- * own questions and its answer goes back as the `ElicitResult` the server
- * expects. Follows the MCP specification revisions 2025-06-18 and
- * 2025-11-25 (titled and multi-select enums, defaults on every type).
+ * MCP form elicitation -> question set: each property of the
+ * `requestedSchema` parsed into one question (with what its answer needs to
+ * be typed back), and `questionSetFromElicitation`, which throws
+ * `E_UNSUPPORTED_ELICITATION` for anything form mode does not allow.
  *
- * Pure: imports the question model and the error codes only. Value rules are
- * never re-implemented here: every value is checked by `checkValue`, every
- * default by `effectiveDefaults`.
+ * Pure: imports the question model and the error codes only. Every default
+ * is checked by `effectiveDefaults`, never by rules of its own.
  *
  * Choices the MCP specification leaves to the client, made here once:
  *  - Every option question pre-picks (docs/design.md §3.2). An enum without a usable
@@ -17,155 +15,18 @@
  *    a "Yes" in the person's mouth.
  *  - A server default that fails its own property's rules (not on offer, out
  *    of bounds, wrong type) is dropped, never sent back as if chosen.
- *  - Accept is sent only for a person's confirmed answers that satisfy
- *    `required`; a skip or reject declines, an expiry or cancellation
- *    cancels (see `elicitationResultFromOutcome` for why).
  */
 
 import { E_UNSUPPORTED_ELICITATION } from '../errors.ts'
-import type {
-  Question,
-  QuestionInput,
-  QuestionOption,
-  QuestionOutcome,
-  QuestionSet,
-} from '../questions/types.ts'
+import type { Question, QuestionInput, QuestionOption, QuestionSet } from '../questions/types.ts'
 import { effectiveDefaults } from '../questions/defaults.ts'
-import { checkValue } from '../questions/values.ts'
-
-/**
- * Text shared by every property schema.
- */
-type McpPropertyText = {
-  title?: string
-  description?: string
-}
-
-/**
- * A free string, optionally constrained by length, pattern or format.
- */
-export type McpStringSchema = McpPropertyText & {
-  type: 'string'
-  minLength?: number
-  maxLength?: number
-  /** Shown in the 2025-11-25 page's example, absent from its schema.ts; honored when sent */
-  pattern?: string
-  format?: 'email' | 'uri' | 'date' | 'date-time'
-  default?: string
-}
-
-export type McpNumberSchema = McpPropertyText & {
-  type: 'number' | 'integer'
-  minimum?: number
-  maximum?: number
-  default?: number
-}
-
-export type McpBooleanSchema = McpPropertyText & {
-  type: 'boolean'
-  default?: boolean
-}
-
-/**
- * A single choice among plain values; the value is its own label.
- */
-export type McpUntitledSingleSelectEnumSchema = McpPropertyText & {
-  type: 'string'
-  enum: string[]
-  default?: string
-}
-
-/**
- * A single choice whose options carry a display title.
- */
-export type McpTitledSingleSelectEnumSchema = McpPropertyText & {
-  type: 'string'
-  oneOf: { const: string; title: string }[]
-  default?: string
-}
-
-/**
- * The 2025-06-18 form of a titled enum, deprecated in 2025-11-25 but still
- * sent by servers: `enumNames[i]` labels `enum[i]`.
- */
-export type McpLegacyTitledEnumSchema = McpPropertyText & {
-  type: 'string'
-  enum: string[]
-  enumNames?: string[]
-  default?: string
-}
-
-export type McpUntitledMultiSelectEnumSchema = McpPropertyText & {
-  type: 'array'
-  minItems?: number
-  maxItems?: number
-  items: { type: 'string'; enum: string[] }
-  default?: string[]
-}
-
-export type McpTitledMultiSelectEnumSchema = McpPropertyText & {
-  type: 'array'
-  minItems?: number
-  maxItems?: number
-  items: { anyOf: { const: string; title: string }[] }
-  default?: string[]
-}
-
-export type McpEnumSchema =
-  | McpUntitledSingleSelectEnumSchema
-  | McpTitledSingleSelectEnumSchema
-  | McpLegacyTitledEnumSchema
-  | McpUntitledMultiSelectEnumSchema
-  | McpTitledMultiSelectEnumSchema
-
-/**
- * One property of a form-mode `requestedSchema` (MCP `PrimitiveSchemaDefinition`).
- */
-export type McpPrimitiveSchema =
-  McpStringSchema | McpNumberSchema | McpBooleanSchema | McpEnumSchema
-
-/**
- * The flat object schema of a form-mode elicitation.
- */
-export type McpRequestedSchema = {
-  $schema?: string
-  type: 'object'
-  properties: Record<string, McpPrimitiveSchema>
-  required?: string[]
-}
-
-/**
- * The params of a form-mode `elicitation/create` request. `mode` is
- * optional: a request without it is form mode.
- */
-export type ElicitationRequest = {
-  mode?: 'form'
-  message: string
-  requestedSchema: McpRequestedSchema
-}
-
-export type ElicitationContentValue = string | number | boolean | string[]
-
-/**
- * What the client answers to `elicitation/create` (MCP `ElicitResult`).
- */
-export type ElicitationResult = {
-  action: 'accept' | 'decline' | 'cancel'
-  content?: Record<string, ElicitationContentValue>
-}
-
-/**
- * An approval-style settlement of the elicitation's row: `approved: true`
- * accepts every default, `false` declines (docs/design.md §6.2). A `DecisionOutcome`
- * fits this shape.
- */
-export type ElicitationDecision = { kind: 'decision'; approved: boolean; expired?: boolean }
+import type { ElicitationRequest } from './types.ts'
 
 /**
  * One property, parsed: the question asked for it and what its answer turns
- * back into.
+ * back into. Shared with to_result.ts, not part of the public face.
  */
-type Field = {
+export type Field = {
   key: string
   required: boolean
   kind: 'string' | 'number' | 'boolean' | 'single' | 'multi'
@@ -380,17 +241,10 @@ function multiDefaults(field: Field, options: QuestionOption[], given: unknown):
 }
 
 /**
- * The valid picks of a multi-select, cut to `maxItems` (the first ones
- * win, as a single choice keeps its first value), or `undefined` when
- * fewer than `minItems` remain.
+ * Parses a form-mode request into its message and one field per property,
+ * throwing `E_UNSUPPORTED_ELICITATION` for anything form mode does not allow.
  */
-function pickedValues(field: Field, values: string[]): string[] | undefined {
-  const valid = [...new Set(values)].filter((value) => checkValue(field.question, value) === null)
-  const picked = field.maxItems === undefined ? valid : valid.slice(0, field.maxItems)
-  return picked.length < (field.minItems ?? 0) ? undefined : picked
-}
-
-function parseRequest(request: ElicitationRequest): { message: string; fields: Field[] } {
+export function parseRequest(request: ElicitationRequest): { message: string; fields: Field[] } {
   const raw = request as unknown as Raw
   if (raw.mode !== undefined && raw.mode !== 'form') {
     throw new E_UNSUPPORTED_ELICITATION([
@@ -465,88 +319,4 @@ export function questionSetFromElicitation(request: ElicitationRequest): Questio
     ])
   }
   return { preamble: message, questions: fields.map((field) => field.question) }
-}
-
-/**
- * The typed content value of one field, or `undefined` when nothing valid
- * was given. Values are re-checked against the question's rules, so a value
- * that slipped past settling is dropped here rather than sent.
- */
-function contentValue(field: Field, values: string[]): ElicitationContentValue | undefined {
-  if (field.kind === 'multi') {
-    const picked = pickedValues(field, values)
-    if (picked === undefined) return undefined
-    // An empty optional multi-select says nothing: omit it like any unset field.
-    return picked.length > 0 || field.required ? picked : undefined
-  }
-
-  const value = values.find((candidate) => checkValue(field.question, candidate) === null)
-  if (value === undefined) return undefined
-  if (field.kind === 'boolean') return value === 'true'
-  if (field.kind === 'number') return Number(value)
-  return value
-}
-
-/**
- * Types answers back into the content of an accept, or declines when a
- * required property has no valid value.
- */
-function acceptOrDecline(fields: Field[], answers: Record<string, string[]>): ElicitationResult {
-  const content: Record<string, ElicitationContentValue> = {}
-  for (const field of fields) {
-    const values = Object.hasOwn(answers, field.key) ? answers[field.key] : undefined
-    const value = contentValue(field, Array.isArray(values) ? values : [])
-    if (value !== undefined) content[field.key] = value
-    else if (field.required) return { action: 'decline' }
-  }
-  return { action: 'accept', content }
-}
-
-/**
- * Turns how the elicitation's inbox row was settled into the `ElicitResult`
- * the MCP server receives.
- *
- * - `null` (the wait was cancelled, the run aborted) -> `cancel`.
- * - Expired, whatever the row's expiry policy did -> `cancel`: nobody made a
- *   choice, which is MCP's "dismissed without an explicit choice", and the
- *   server may ask again. Sending defaults would claim a person submitted them.
- * - Skipped -> `decline`. In the question model a skip means "proceed on
- *   defaults", but a Reject sent to a question set is settled as a skip too
- *   (docs/design.md §6.2), so the outcome cannot tell them apart; MCP's accept says
- *   the person submitted the data, so sending one for a refusal would hand
- *   over data the person withheld. The server keeps its own defaults, so
- *   nothing it proposed is lost; only our first-option pre-picks are, and
- *   those were never the person's choice.
- * - A decision: rejected -> `decline`; approved -> `accept` with every
- *   default (for an approval-style wait, such as a request with no property).
- * - Answers (including an approval of the set, settled as all defaults) ->
- *   `accept` with `content` typed per schema: numbers and integers as
- *   numbers, booleans as booleans, multi-selects as string arrays (cut to
- *   `maxItems`), strings as-is. Optional properties without a valid value
- *   are omitted; keys outside the schema never appear.
- * - When a required property ends with no valid value -> `decline`: an
- *   accept would break the server's schema, and values are never invented.
- *
- * @example
- * const set = questionSetFromElicitation(request)
- * const outcome = settleQuestionSet(set, { answers }, { answeredBy: 'u1', answeredVia: 'web' })
- * elicitationResultFromOutcome(request, outcome)
- * // { action: 'accept', content: { name: 'Monalisa Octocat', email: 'octocat@github.com', age: 30 } }
- */
-export function elicitationResultFromOutcome(
-  request: ElicitationRequest,
-  outcome: QuestionOutcome | ElicitationDecision | null
-): ElicitationResult {
-  if (outcome === null || outcome.expired === true) return { action: 'cancel' }
-
-  const { fields } = parseRequest(request)
-  if (outcome.kind === 'decision') {
-    if (!outcome.approved) return { action: 'decline' }
-    const defaults = Object.fromEntries(
-      fields.map((field) => [field.key, effectiveDefaults(field.question)])
-    )
-    return acceptOrDecline(fields, defaults)
-  }
-  if (outcome.skipped) return { action: 'decline' }
-  return acceptOrDecline(fields, outcome.answers)
 }
