@@ -2,8 +2,7 @@
  * What settling a row over HTTP costs: replies (`{ skip: true }`) to K
  * pending rows, ten in flight at a time, through the inbox's own route on
  * a real Adonis server, against a trivial JSON route of the same server
- * hit the same way. The runs resume on the inline executor, in this
- * process, as they would in an app with the default config.
+ * hit the same way.
  */
 
 import { performance } from 'node:perf_hooks'
@@ -11,6 +10,7 @@ import { createHttpApp } from '../tests/helpers/http.ts'
 import { scriptedModel, say, call } from '../fixtures/app/app/agents/scripted_model.ts'
 import { defineConfig } from '../src/define_config.ts'
 import { defineAgent } from '../src/runtime/define_agent.ts'
+import { AgentRun } from '../src/persistence/models/agent_run.ts'
 import { ToolCall } from '../src/persistence/models/tool_call.ts'
 import { spread, type Spread } from './stats.ts'
 
@@ -52,11 +52,19 @@ async function hammer(requests: (() => Promise<Response>)[], concurrency: number
 
 export type SettleFigures = { settle: Spread; trivial: Spread; ratio: Spread }
 
+/**
+ * `executor`: `handoff` gives resumes to an executor that only records
+ * them (what the web process pays when a queue drives the runs: the
+ * settle's own cost); `inline` drives them in this process, as the
+ * default config does, so their work competes with the requests.
+ */
 export async function measureHttpSettle(options: {
   rows: number
   repetitions: number
   concurrency: number
+  executor: 'handoff' | 'inline'
 }): Promise<SettleFigures> {
+  const handedOff: string[] = []
   const httpApp = await createHttpApp({
     port: 0,
     agents: defineConfig({
@@ -68,6 +76,14 @@ export async function measureHttpSettle(options: {
         }),
       ],
       inbox: { identify: () => 'bench' },
+      ...(options.executor === 'handoff'
+        ? {
+            executor: () => ({
+              resume: (runId: string) => void handedOff.push(runId),
+              idle: async () => {},
+            }),
+          }
+        : {}),
     }),
     preload: async (app) => {
       const router = await app.container.make('router')
@@ -81,10 +97,16 @@ export async function measureHttpSettle(options: {
   const ratios: number[] = []
   try {
     for (let round = 0; round < options.repetitions; round++) {
+      // Runs waiting on a question each, opened as the driver opens them
       for (let index = 0; index < options.rows; index++) {
-        await agents.start('asker', { input: 'go', owner: 'bench' })
+        const run = await AgentRun.create({ agent: 'asker', ownerId: 'bench', status: 'waiting' })
+        await agents.inbox.open(run, {
+          kind: 'ask',
+          set: QUESTION,
+          toolName: 'ask',
+          toolCallId: 'c1',
+        })
       }
-      await agents.idle()
       const rows = await ToolCall.query().where('status', 'pending').select('id')
       if (rows.length !== options.rows) throw new Error(`${rows.length} rows pending`)
 

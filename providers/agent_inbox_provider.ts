@@ -87,6 +87,7 @@ export default class AgentInboxProvider {
         agents: config.agents,
         limits: config.limits,
         leaseTtl: config.leaseTtl,
+        executor: config.executor,
         events: emitter,
       })
       await this.#startLive(config, emitter)

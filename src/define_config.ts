@@ -51,5 +51,6 @@ export function defineConfig(
     recoverOnStart: config.recoverOnStart ?? true,
     inbox: config.inbox ?? {},
     live: config.live === false ? false : typeof config.live === 'object' ? config.live : {},
+    executor: config.executor,
   }))
 }

@@ -4,6 +4,8 @@
 
 import type { QuestionLimits } from './questions/types.ts'
 import type { AgentDefinition } from './runtime/define_agent.ts'
+import type { RunDriver } from './runtime/run_driver.ts'
+import type { RunExecutor } from './runtime/executor.ts'
 import type { InboxAccess } from './http/access.ts'
 import type { LiveOptions } from './http/live.ts'
 
@@ -33,6 +35,13 @@ export type AgentInboxConfig = {
    * off. Default true
    */
   live?: boolean | LiveOptions
+  /**
+   * Where runs are driven once started or resumed: by default in this
+   * process on the next tick (`InlineExecutor`). Give a factory to hand
+   * them to something else, such as a queue whose workers call
+   * `driver.drive(runId)`.
+   */
+  executor?: (driver: RunDriver) => RunExecutor
 }
 
 /**
@@ -46,6 +55,7 @@ export type ResolvedAgentInboxConfig = {
   recoverOnStart: boolean
   inbox: Partial<InboxAccess>
   live: LiveOptions | false
+  executor?: (driver: RunDriver) => RunExecutor
 }
 export type { AgentDefinition, AgentOptions, Intake } from './runtime/define_agent.ts'
 export type { ToolDefinition, ToolOptions, ToolContext, ToolKind } from './runtime/define_tool.ts'

@@ -150,8 +150,8 @@ export default class InboxController {
    */
   async reply(ctx: InertiaContext) {
     const visitor = await this.#visitor(ctx)
-    await this.#row(ctx, visitor)
-    const settled = await visitor.agents.inbox.settle(ctx.params.id, ctx.request.body(), {
+    const row = await this.#row(ctx, visitor)
+    const settled = await visitor.agents.inbox.settle(row, ctx.request.body(), {
       by: visitor.person,
       via: wantsPage(ctx) ? 'web' : 'api',
     })

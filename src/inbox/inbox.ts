@@ -187,8 +187,12 @@ export class Inbox {
    * Settles a pending row with a reply. See `RowSettler.settle` for the
    * errors it raises.
    */
-  async settle(rowId: string, reply: unknown, options: SettleOptions): Promise<ToolCall> {
-    const row = await this.#settler.settle(rowId, reply, options)
+  async settle(
+    rowOrId: string | ToolCall,
+    reply: unknown,
+    options: SettleOptions
+  ): Promise<ToolCall> {
+    const row = await this.#settler.settle(rowOrId, reply, options)
     await this.#onSettled?.(row)
     return row
   }

@@ -84,12 +84,19 @@ export class RowSettler {
 
   /**
    * Settles a pending row with a person's reply and returns the settled
-   * row. Throws E_NOT_FOUND, E_EXPIRED, E_CANCELLED, AlreadySettledException
-   * (409), InvalidReplyException (422) or ReplyMismatchException (422).
+   * row. Give the row itself when the caller just read it (to authorize
+   * it, say): the conditional update is the check that it is still
+   * pending, so nothing is read twice. Throws E_NOT_FOUND, E_EXPIRED,
+   * E_CANCELLED, AlreadySettledException (409), InvalidReplyException (422)
+   * or ReplyMismatchException (422).
    */
-  async settle(rowId: string, rawReply: unknown, options: SettleOptions): Promise<ToolCall> {
-    const row = await ToolCall.find(rowId)
-    if (!row) throw new E_NOT_FOUND([`No tool-call row ${rowId}`])
+  async settle(
+    rowOrId: string | ToolCall,
+    rawReply: unknown,
+    options: SettleOptions
+  ): Promise<ToolCall> {
+    const row = typeof rowOrId === 'string' ? await ToolCall.find(rowOrId) : rowOrId
+    if (!row) throw new E_NOT_FOUND([`No tool-call row ${rowOrId}`])
     if (row.status !== 'pending') throw this.#settledError(row)
     if (row.expiresAt && row.expiresAt <= this.#now()) {
       // A late reply: settle the row by its policy first, so it never hangs
@@ -111,17 +118,18 @@ export class RowSettler {
     }
 
     const now = this.#now()
-    const won = await this.#update(row, now, {
+    const changes: Partial<ToolCall> = {
       status: statusFor(outcome),
       reply: rawReply as Reply,
       outcome,
       answeredBy: options.by,
       answeredVia: options.via,
       settledAt: now,
-    })
-    if (won) {
+    }
+    if (await this.#update(row, now, changes)) {
       debug('row %s settled %s by %s via %s', row.id, statusFor(outcome), options.by, options.via)
-      return await ToolCall.findOrFail(row.id)
+      // The update is what was written: no need to read it back
+      return row.merge({ ...changes, updatedAt: now })
     }
 
     /*

@@ -50,6 +50,8 @@ export class Agents {
   readonly executor: RunExecutor
   readonly inbox: Inbox
   #events?: EventSink
+  /** Resumes handed off by settles, not yet given to the executor */
+  #handoffs = new Set<Promise<void>>()
 
   constructor(options: AgentsOptions) {
     this.definitions = new Map()
@@ -208,8 +210,23 @@ export class Agents {
   /**
    * Resolves once every scheduled drive has finished.
    */
-  idle() {
-    return this.executor.idle()
+  async idle() {
+    do {
+      await Promise.all([...this.#handoffs])
+      await this.executor.idle()
+    } while (this.#handoffs.size > 0)
+  }
+
+  /**
+   * Work that follows a settle but is not the settle's: it runs on the next
+   * tick, so a reply's response goes out as soon as its update committed.
+   */
+  #handOff(work: () => Promise<void>) {
+    const task: Promise<void> = new Promise((resolve) => setImmediate(resolve))
+      .then(work)
+      .catch((error) => debug('hand-off after a settle failed %O', error))
+      .finally(() => this.#handoffs.delete(task))
+    this.#handoffs.add(task)
   }
 
   /**
@@ -227,10 +244,13 @@ export class Agents {
    */
   async #settled(row: ToolCall) {
     await this.#events?.emit('agents:row:settled', { row })
-    if (!row.runId) return
-    const run = await AgentRun.find(row.runId)
-    if (run) await this.#events?.emit('agents:run:resumed', { run })
-    await this.executor.resume(row.runId)
+    const runId = row.runId
+    if (!runId) return
+    this.#handOff(async () => {
+      const run = await AgentRun.find(runId)
+      if (run) await this.#events?.emit('agents:run:resumed', { run })
+      await this.executor.resume(runId)
+    })
   }
 
   /**
