@@ -10,7 +10,7 @@ import { DateTime } from 'luxon'
 import type { ModelQueryBuilderContract } from '@adonisjs/lucid/types/model'
 import { E_INVALID_CURSOR } from '../errors.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
-import { preparedColumns } from '../persistence/prepared_columns.ts'
+import { preparedColumns, readRows } from '../persistence/prepared_columns.ts'
 
 export type ToolCallQuery = ModelQueryBuilderContract<typeof ToolCall>
 
@@ -88,10 +88,14 @@ export async function listRows(query: InboxQuery): Promise<InboxPage> {
     )
   }
 
-  const page = await rows
-    .orderBy(column, direction)
-    .orderBy('id', direction)
-    .limit(limit + 1)
+  const page = readRows(
+    ToolCall,
+    await rows
+      .orderBy(column, direction)
+      .orderBy('id', direction)
+      .limit(limit + 1)
+      .pojo<Record<string, unknown>>()
+  )
   const more = page.length > limit
   if (more) page.pop()
   const last = page.at(-1)

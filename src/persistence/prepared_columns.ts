@@ -47,3 +47,26 @@ export async function nextSequence(
     .pojo<{ last: number | string | null }>()
   return Number(row?.last ?? 0) + 1
 }
+
+/**
+ * Models from raw rows of a read-only listing, without Lucid's copy of
+ * every attribute as "original" (a deep merge per row that costs more than
+ * the query): columns are consumed (JSON parsed, dates made) as Lucid
+ * would, and the instances know they are persisted, so `refresh()` and
+ * conditional updates work. Save them only through conditional updates.
+ *
+ * @example
+ * const rows = readRows(ToolCall, await ToolCall.query().where(...).pojo())
+ */
+export function readRows<Model extends LucidModel>(
+  model: Model,
+  raw: Record<string, unknown>[]
+): InstanceType<Model>[] {
+  return raw.map((columns) => {
+    const row = new model() as InstanceType<Model>
+    row.$consumeAdapterResult(columns)
+    row.$isPersisted = true
+    row.$isLocal = false
+    return row
+  })
+}

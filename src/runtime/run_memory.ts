@@ -13,7 +13,12 @@ import type { TransactionClientContract } from '@adonisjs/lucid/types/database'
 import { AgentRun } from '../persistence/models/agent_run.ts'
 import { JournalRow } from '../persistence/models/journal_row.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
-import { nextSequence, preparedColumns } from '../persistence/prepared_columns.ts'
+import {
+  affectedRows,
+  nextSequence,
+  preparedColumns,
+  readRows,
+} from '../persistence/prepared_columns.ts'
 import type { JournalEntry, JournalPayloads } from './journal.ts'
 import type { Lease } from './lease.ts'
 
@@ -76,10 +81,14 @@ export class RunMemory {
           payload: typeof entry.payload === 'string' ? JSON.parse(entry.payload) : entry.payload,
         }) as JournalEntry
     )
-    const rows = await ToolCall.query()
-      .where('run_id', runId)
-      .where('attempt', run.attempt)
-      .orderBy('sequence', 'asc')
+    const rows = readRows(
+      ToolCall,
+      await ToolCall.query()
+        .where('run_id', runId)
+        .where('attempt', run.attempt)
+        .orderBy('sequence', 'asc')
+        .pojo<Record<string, unknown>>()
+    )
     const nextRow =
       run.attempt === 1 ? (rows.at(-1)?.sequence ?? 0) + 1 : await nextSequence(ToolCall, runId)
     return new RunMemory(run, journal, rows, nextRow, lease, beforeCommit)
@@ -113,7 +122,11 @@ export class RunMemory {
       if (fenced) {
         if (!(await this.#lease.fence(trx, this.run.id, length))) return false
       } else {
-        await trx.from(AgentRun.table).where('id', this.run.id).update(length)
+        // Still this driver's run (a cancel leaves the lease owner): a run another driver finished is not
+        const own = trx.from(AgentRun.table).where('id', this.run.id)
+        if (affectedRows(await own.where('lease_owner', this.#lease.owner).update(length)) !== 1) {
+          return false
+        }
       }
       await trx
         .insertQuery()

@@ -62,6 +62,15 @@ export function connectionConfig(name: DbName = dbName()) {
         client: 'better-sqlite3' as const,
         connection: { filename: sqliteFile() },
         useNullAsDefault: true,
+        // As the README advises: WAL, commits without a full fsync, and waits on a busy file
+        pool: {
+          afterCreate(connection: { pragma(sql: string): unknown }, done: Function) {
+            connection.pragma('journal_mode = WAL')
+            connection.pragma('synchronous = NORMAL')
+            connection.pragma('busy_timeout = 5000')
+            done(null, connection)
+          },
+        },
       }
   }
 }
