@@ -3,11 +3,14 @@
  * (tests/fixtures/agent_worker.ts) drive runs of a scripted agent on this
  * test's database and SIGKILL themselves at named points: after a model
  * response is saved, right after an approval commits, during an action,
- * before it, after its result is saved. A new worker then picks the run up
- * (once the dead worker's lease lapses) and the tests check the ground
- * truth: the files the action and the model append to, across processes,
- * and the rows. The last test starts two workers at once on the same run
- * and shows the lease lets exactly one of them drive each step.
+ * before it, after its result is saved, and around the step whose read tools
+ * commit with the model's response in one transaction (inside that
+ * transaction, during a read, right after the commit). A new worker then
+ * picks the run up (once the dead worker's lease lapses) and the tests
+ * check the ground truth: the files the model, the reads and the action
+ * append to, across processes, and the rows. The last test starts two
+ * workers at once on the same run and shows the lease lets exactly one of
+ * them drive each step.
  */
 
 import { spawn } from 'node:child_process'
@@ -18,6 +21,8 @@ import { test } from '@japa/runner'
 import { createTestApp, dbName, sqliteFile } from '../helpers/database.ts'
 import { createAgents } from '../helpers/runtime.ts'
 import { AGENT_NAME, ANSWER, crashAgent } from '../fixtures/crash_agent.ts'
+import { SURVEY_AGENT_NAME, surveyAgent } from '../fixtures/survey_agent.ts'
+import type { AgentRun } from '../../src/persistence/models/agent_run.ts'
 import type { RunExecutor } from '../../src/runtime/executor.ts'
 import { JournalRow } from '../../src/persistence/models/journal_row.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
@@ -27,7 +32,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const WORKER = fileURLToPath(new URL('../fixtures/agent_worker.ts', import.meta.url))
 const FILES = new URL(`../../tmp/crash-${process.pid}/`, import.meta.url)
 
-type Files = { modelLog: string; actionLog: string }
+type Files = { modelLog: string; actionLog: string; readLog: string }
 
 type WorkerExit = {
   pid: number
@@ -44,6 +49,7 @@ function filesFor(name: string): Files {
   return {
     modelLog: fileURLToPath(new URL(`${name}-model.log`, FILES)),
     actionLog: fileURLToPath(new URL(`${name}-action.log`, FILES)),
+    readLog: fileURLToPath(new URL(`${name}-read.log`, FILES)),
   }
 }
 
@@ -72,6 +78,13 @@ function executions(files: Files, runId: string) {
   return lines(files.actionLog).filter((line) => line.startsWith(`${runId} `))
 }
 
+/** Every execution of the surveyor's read for a run, across processes, as `<wall> <pid>` */
+function reads(files: Files, runId: string) {
+  return lines(files.readLog)
+    .filter((line) => line.startsWith(`${runId} `))
+    .map((line) => line.slice(runId.length + 1))
+}
+
 /**
  * Starts a worker process on this test's database. `next()` resolves with
  * each line it prints ("ready", then JSON), in order.
@@ -88,6 +101,7 @@ function startWorker(command: string, runIds: string[], files: Files, env: Recor
         DB_FILE: sqliteFile(),
         MODEL_LOG: files.modelLog,
         ACTION_LOG: files.actionLog,
+        READ_LOG: files.readLog,
         ...env,
       },
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -158,7 +172,7 @@ const noExecutor = (): RunExecutor => ({ resume() {}, idle: async () => {} })
  * A runtime in this process around the same scripted agent.
  */
 function runtime(files: Files, executor?: () => RunExecutor) {
-  return createAgents({ agents: [crashAgent(files)], executor })
+  return createAgents({ agents: [crashAgent(files), surveyAgent(files)], executor })
 }
 
 async function rowsOf(runId: string) {
@@ -235,6 +249,80 @@ const ACTION_POINTS = [
     execution: 'succeeded',
     ran: 1,
     told: 'Paint result (text): The person approved the call to "paint".\npainted blue',
+  },
+] as const
+
+const SURVEY_KEYS = [
+  'input',
+  'step:1:response',
+  'step:1:tool:measure-north',
+  'step:1:tool:measure-south',
+  'step:2:response',
+  'step:2:tool:varnish-shed',
+  'step:3:response',
+]
+
+/**
+ * Where a worker dies around the surveyor's first step, whose two reads
+ * commit with the model's response in one transaction: what is written
+ * then, and what a restart must make of it. `readsAtKill` and `reads` are
+ * the walls measured, in order, across processes.
+ */
+const BATCH_POINTS = [
+  {
+    // After the first read, before the second: the step's transaction is not even open
+    name: 'mid-batch',
+    crashAt: 'during-read',
+    keysAtKill: 1,
+    readsAtKill: ['north'],
+    rowsAtKill: 0,
+    ranAtKill: 0,
+    model: ['measure', 'measure', 'varnish', 'final'],
+    reads: ['north', 'north', 'south'],
+  },
+  {
+    // Inside the step's transaction (the first checkpoint is the input's): all of it rolls back
+    name: 'in-batch-commit',
+    crashAt: 'before-commit:2',
+    keysAtKill: 1,
+    readsAtKill: ['north', 'south'],
+    rowsAtKill: 0,
+    ranAtKill: 0,
+    model: ['measure', 'measure', 'varnish', 'final'],
+    reads: ['north', 'south', 'north', 'south'],
+  },
+  {
+    // The step committed, the next model call not made: the reads' rows hold their results
+    name: 'after-batch',
+    crashAt: 'after-response-saved',
+    keysAtKill: 4,
+    readsAtKill: ['north', 'south'],
+    rowsAtKill: 2,
+    ranAtKill: 0,
+    model: ['measure', 'varnish', 'final'],
+    reads: ['north', 'south'],
+  },
+  {
+    // Inside the next step's checkpoint (the response calling the action): it rolls back
+    name: 'in-next-commit',
+    crashAt: 'before-commit:3',
+    keysAtKill: 4,
+    readsAtKill: ['north', 'south'],
+    rowsAtKill: 2,
+    ranAtKill: 0,
+    model: ['measure', 'varnish', 'varnish', 'final'],
+    reads: ['north', 'south'],
+  },
+  {
+    // The action ran and its row holds the result; its tool-result checkpoint rolls back
+    name: 'in-result-commit',
+    crashAt: 'before-commit:4',
+    keysAtKill: 5,
+    readsAtKill: ['north', 'south'],
+    rowsAtKill: 3,
+    ranAtKill: 1,
+    model: ['measure', 'varnish', 'final'],
+    reads: ['north', 'south'],
   },
 ] as const
 
@@ -351,6 +439,111 @@ test.group(`Runtime crash safety | ${dbName()}`, (group) => {
       const text = (run.result as { text: string }).text
       assert.include(text, `Answer read: ${(askRow.outcome as QuestionOutcome).text}`)
       assert.include(text, point.told, point.crashAt)
+    }
+  }).timeout(40_000)
+
+  test('killed around a step whose reads commit with its response: the step is whole or absent, the action runs once', async ({
+    assert,
+  }) => {
+    const files = filesFor('batch')
+    const starter = runtime(files, noExecutor)
+    const runs: AgentRun[] = []
+    for (const point of BATCH_POINTS) {
+      runs.push(await starter.start(SURVEY_AGENT_NAME, { input: point.name, owner: 'user:1' }))
+    }
+
+    // One worker per point drives its run and dies there
+    const kills = await Promise.all(
+      runs.map((run, index) =>
+        runWorker('drive', [run.id], files, { CRASH_AT: BATCH_POINTS[index].crashAt })
+      )
+    )
+    for (const [index, run] of runs.entries()) {
+      const point = BATCH_POINTS[index]
+      assert.equal(kills[index].signal, 'SIGKILL', point.name)
+      await run.refresh()
+      assert.equal(run.status, 'running', point.name)
+      assert.include(run.leaseOwner, `:${kills[index].pid}:`, point.name)
+      const keys = await journalKeys(run.id)
+      assert.deepEqual(keys, SURVEY_KEYS.slice(0, point.keysAtKill), point.name)
+      assert.equal(run.journalLength, keys.length, `${point.name}: the fence rolled back too`)
+      assert.deepEqual(
+        reads(files, run.id).map((line) => line.split(' ')[0]),
+        [...point.readsAtKill],
+        point.name
+      )
+      const rows = await rowsOf(run.id)
+      assert.lengthOf(rows, point.rowsAtKill, point.name)
+      if (point.rowsAtKill > 0) {
+        // The reads' rows came with the response, executed, with their results
+        assert.deepEqual(
+          rows.slice(0, 2).map((row) => [row.toolCallId, row.status, row.execution, row.result]),
+          [
+            ['measure-north', 'auto', 'succeeded', { value: '6 m2 north' }],
+            ['measure-south', 'auto', 'succeeded', { value: '4 m2 south' }],
+          ],
+          point.name
+        )
+      }
+      if (point.ranAtKill > 0) {
+        assert.deepEqual(rows[2].result, { value: 'varnished 10 m2' }, point.name)
+      }
+      assert.lengthOf(executions(files, run.id), point.ranAtKill, point.name)
+    }
+
+    // A restart: recover() takes each run once its dead worker's lease lapsed
+    const exit = await runWorker(
+      'recover',
+      runs.map((run) => run.id),
+      files
+    )
+    assert.deepEqual(exit.output, {
+      pid: exit.pid,
+      recovered: BATCH_POINTS.length,
+      statuses: BATCH_POINTS.map(() => 'completed'),
+    })
+    for (const [index, run] of runs.entries()) {
+      const point = BATCH_POINTS[index]
+      await run.refresh()
+      assert.equal(run.status, 'completed', point.name)
+      assert.isNull(run.leaseOwner, point.name)
+      assert.deepEqual(modelCalls(files, point.name), [...point.model], point.name)
+      assert.deepEqual(
+        reads(files, run.id).map((line) => line.split(' ')[0]),
+        [...point.reads],
+        `${point.name}: reads run again only when their step was not committed`
+      )
+      assert.deepEqual(
+        executions(files, run.id).map((line) => line.split(' ')[1]),
+        ['10'],
+        `${point.name}: the action ran once, on both measures`
+      )
+
+      const journal = await JournalRow.query().where('run_id', run.id).orderBy('sequence', 'asc')
+      assert.deepEqual(
+        journal.map((entry) => entry.key),
+        SURVEY_KEYS,
+        point.name
+      )
+      assert.deepEqual(
+        journal.map((entry) => entry.sequence),
+        SURVEY_KEYS.map((_key, at) => at + 1),
+        `${point.name}: journal sequences contiguous`
+      )
+      assert.equal(run.journalLength, SURVEY_KEYS.length, point.name)
+      const rows = await rowsOf(run.id)
+      assert.deepEqual(
+        rows.map((row) => [row.sequence, row.toolCallId, row.kind, row.execution]),
+        [
+          [1, 'measure-north', 'read', 'succeeded'],
+          [2, 'measure-south', 'read', 'succeeded'],
+          [3, 'varnish-shed', 'action', 'succeeded'],
+        ],
+        point.name
+      )
+      const text = (run.result as { text: string }).text
+      assert.include(text, 'Measured: 6 m2 north, 4 m2 south', point.name)
+      assert.include(text, 'Varnish (text): varnished 10 m2', point.name)
     }
   }).timeout(40_000)
 
