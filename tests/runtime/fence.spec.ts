@@ -153,11 +153,9 @@ test.group(`Runtime lease fence | ${dbName()}`, (group) => {
   })
 
   /*
-   * Fails today: the refused checkpoint of src/runtime/run_driver.ts
-   * #callModel writes its reads' audit unfenced whenever the run has
-   * finished (meant for a cancel while the reads ran), here over the other
-   * driver's journal: drive() throws a unique-key error. Remove `.fails`
-   * once that write is conditional on this driver still owning the lease.
+   * The audit of reads that ran before a refused checkpoint is written for
+   * a run cancelled under its driver, never over another driver's journal:
+   * that write too requires this driver to own the lease.
    */
   test('a driver that stalled while another finished the run writes nothing of its step', async ({
     assert,
@@ -195,7 +193,7 @@ test.group(`Runtime lease fence | ${dbName()}`, (group) => {
       rows.map((row) => [row.sequence, row.toolCallId, row.execution]),
       [[1, 'p1', 'succeeded']]
     )
-  }).fails('the unfenced audit write after a refused step checkpoint (run_driver.ts #callModel)')
+  })
 
   test('an action result written after another driver marked the call interrupted leaves it interrupted', async ({
     assert,
