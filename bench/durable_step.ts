@@ -203,3 +203,55 @@ export async function measureGrowth(options: { steps: number }) {
   const late = spread(durations.slice(-10)).median
   return { early, late, ratio: late / early }
 }
+
+/**
+ * Many runs at once: `runs` runs of `steps` read steps each, started
+ * together and driven by the inline executor, against as many plain AI SDK
+ * loops run together. Wall time and this process's CPU time of each.
+ */
+export async function measureConcurrentRuns(options: { runs: number; steps: number }) {
+  const plainModel = stepperModel(options.steps)
+  let started = performance.now()
+  let cpu = process.cpuUsage()
+  await Promise.all(
+    Array.from({ length: options.runs }, () =>
+      generateText({
+        model: plainModel,
+        prompt: 'Look up every key',
+        tools: {
+          lookup: tool({
+            description: 'Look up a key',
+            inputSchema: jsonSchema<{ key: string }>({
+              type: 'object',
+              properties: { key: { type: 'string' } },
+              required: ['key'],
+            }),
+            execute: lookup,
+          }),
+        },
+        stopWhen: stepCountIs(options.steps + 1),
+      })
+    )
+  )
+  const plain = { wall: performance.now() - started, cpu: cpuMs(process.cpuUsage(cpu)) }
+
+  const agents = stepperAgents(options.steps)
+  started = performance.now()
+  cpu = process.cpuUsage()
+  const runs = await Promise.all(
+    Array.from({ length: options.runs }, () =>
+      agents.start('stepper', { input: 'Look up every key', owner: null })
+    )
+  )
+  await agents.idle()
+  const durable = { wall: performance.now() - started, cpu: cpuMs(process.cpuUsage(cpu)) }
+  for (const run of runs) {
+    const finished = await agents.run(run.id)
+    if (finished?.status !== 'completed') throw new Error(`A run ended ${finished?.status}`)
+  }
+  return { plain, durable, wallRatio: durable.wall / plain.wall, cpuRatio: durable.cpu / plain.cpu }
+}
+
+function cpuMs(usage: NodeJS.CpuUsage) {
+  return (usage.user + usage.system) / 1000
+}

@@ -9,7 +9,7 @@
 
 import { parseArgs } from 'node:util'
 import { createTestApp, type DbName } from '../tests/helpers/database.ts'
-import { measureDurableStep, measureGrowth } from './durable_step.ts'
+import { measureConcurrentRuns, measureDurableStep, measureGrowth } from './durable_step.ts'
 import { measureHttpSettle } from './http_settle.ts'
 import { measureInboxPage } from './inbox_page.ts'
 import { formatNumber, formatSpread, table, type Row } from './stats.ts'
@@ -23,13 +23,21 @@ const { values } = parseArgs({
 
 const quick = values.quick
 const sizes = quick
-  ? { steps: 20, repetitions: 3, growthSteps: 60, settleRows: 100, pageSizes: [1_000, 10_000] }
+  ? {
+      steps: 20,
+      repetitions: 3,
+      growthSteps: 60,
+      settleRows: 100,
+      pageSizes: [1_000, 10_000],
+      concurrentRuns: 100,
+    }
   : {
       steps: 200,
       repetitions: 5,
       growthSteps: 1000,
       settleRows: 500,
       pageSizes: [10_000, 1_000_000],
+      concurrentRuns: 1000,
     }
 
 const rows: Record<string, Row> = {}
@@ -70,6 +78,15 @@ for (const name of values.db.split(',').map((item) => item.trim()) as DbName[]) 
       '≤ 1.2×',
       name,
       `${formatNumber(growth.ratio)}× (${formatNumber(growth.late)} ms)`
+    )
+
+    console.error(`${name}: ${sizes.concurrentRuns} runs at once`)
+    const crowd = await measureConcurrentRuns({ runs: sizes.concurrentRuns, steps: 3 })
+    cell(
+      `${sizes.concurrentRuns.toLocaleString('en')} runs of 3 steps at once vs as many plain loops (wall / CPU)`,
+      '≤ 2×',
+      name,
+      `${formatNumber(crowd.wallRatio)}× / ${formatNumber(crowd.cpuRatio)}× (${formatNumber(crowd.durable.wall)} vs ${formatNumber(crowd.plain.wall)} ms)`
     )
 
     console.error(`${name}: inbox page at ${sizes.pageSizes.join(', ')} rows`)

@@ -30,10 +30,36 @@ export type InboxQuery = {
 }
 
 export type InboxPage = {
+  /** Without `reply`, `result` and `updatedAt`: read the row (`inbox.find`) for those */
   rows: ToolCall[]
   /** Pass as `cursor` for the following page; null on the last page */
   next: string | null
 }
+
+/**
+ * What a listed row carries: what a card shows and a channel acts on. A
+ * pending row has no reply, outcome or result yet, and a listing shows
+ * neither the raw reply nor a tool's result, so those (the large JSON
+ * columns) are neither read nor parsed.
+ */
+const LISTED_COLUMNS = [
+  'id',
+  'run_id',
+  'sequence',
+  'attempt',
+  'tool_call_id',
+  'tool_name',
+  'kind',
+  'status',
+  'owner_id',
+  'request',
+  'args_hash',
+  'expires_at',
+  'on_expiry',
+  'created_at',
+]
+const PENDING_COLUMNS = LISTED_COLUMNS
+const SETTLED_COLUMNS = [...LISTED_COLUMNS, 'outcome', 'answered_by', 'answered_via', 'settled_at']
 
 export const DEFAULT_PAGE_SIZE = 50
 export const MAX_PAGE_SIZE = 200
@@ -69,7 +95,7 @@ export async function listRows(query: InboxQuery): Promise<InboxPage> {
   const direction = pending ? 'asc' : 'desc'
   const beyond = pending ? '>' : '<'
 
-  const rows = ToolCall.query()
+  const rows = ToolCall.query().select(pending ? PENDING_COLUMNS : SETTLED_COLUMNS)
   if (pending) rows.where('status', 'pending')
   else rows.whereNot('status', 'pending').whereNotNull('settled_at')
   if (query.ownerId !== undefined) rows.where('owner_id', query.ownerId)
