@@ -263,6 +263,38 @@ test.group(`Tables | ${dbName()}`, (group) => {
     return () => testApp.terminate()
   })
 
+  test('a reply with a ReDoS value to a row stored with a nested pattern returns', async ({
+    assert,
+  }) => {
+    // Stored before patterns were checked: rows hold whatever was opened
+    const row = await createAskRow({
+      request: {
+        questions: [
+          {
+            id: 'code',
+            prompt: 'Code?',
+            input: { type: 'text', pattern: '^(a+)+$' },
+            defaults: ['aaaa'],
+          },
+        ],
+      },
+    })
+    const settler = new RowSettler()
+    const evil = { answers: { code: ['a'.repeat(40) + '!'] } }
+    const error = await settler.settle(row.id, evil, { by: 'user:1', via: 'api' }).catch((e) => e)
+    assert.instanceOf(error, InvalidReplyException)
+    assert.deepEqual((error as InvalidReplyException).errors, [
+      { path: 'answers.code.0', message: 'must match the pattern ^(a+)+$' },
+    ])
+
+    const settled = await settler.settle(
+      row.id,
+      { answers: { code: ['a'.repeat(40)] } },
+      { by: 'user:1', via: 'api' }
+    )
+    assert.deepEqual((settled.outcome as QuestionOutcome).answers, { code: ['a'.repeat(40)] })
+  })
+
   test('JSON payloads round-trip through text columns', async ({ assert }) => {
     const row = await createAskRow()
     const reloaded = await ToolCall.findOrFail(row.id)
