@@ -64,6 +64,17 @@ function checkBounds(
 }
 
 /**
+ * Whether a value is an absolute http: or https: URL. Other schemes
+ * (`javascript:`, `data:`, `file:`) are refused: a URL answer is shown as a
+ * link and handed to the run's tools, and neither should run or read it.
+ */
+function isWebUrl(value: string): boolean {
+  if (!URL.canParse(value)) return false
+  const { protocol } = new URL(value)
+  return protocol === 'http:' || protocol === 'https:'
+}
+
+/**
  * A value against a pattern, in linear time (pattern.ts). A value longer
  * than MAX_PATTERN_VALUE_LENGTH fails, so no value costs more than that to
  * match. A pattern the matcher cannot run (only a row stored before
@@ -130,7 +141,7 @@ export function checkTypedValue(input: Question['input'] & {}, value: string): s
     case 'url':
     case 'text': {
       if (input.type === 'email' && !EMAIL.test(value)) return 'must be an email address'
-      if (input.type === 'url' && !URL.canParse(value)) return 'must be an absolute URL'
+      if (input.type === 'url' && !isWebUrl(value)) return 'must be an absolute http(s) URL'
       const lengthProblem = checkBounds(value.length, min, max, 'length')
       if (lengthProblem) return lengthProblem
       return input.pattern === undefined ? null : checkPattern(input.pattern, value)

@@ -175,6 +175,40 @@ test.group(`Inbox API | ${dbName()}`, (group) => {
     assert.equal(stillPending.status, 'pending')
   })
 
+  test('lenient replies are 422s naming the field, and settle nothing', async ({
+    client,
+    assert,
+  }) => {
+    const action = await createActionRow()
+    const row = await createAskRow()
+    const cases = [
+      { id: action.id, body: { approved: 'on' }, field: 'approved' },
+      { id: action.id, body: { approved: 1 }, field: 'approved' },
+      { id: action.id, body: { approved: true, editedInput: null }, field: 'editedInput' },
+      { id: row.id, body: { skip: 1 }, field: 'skip' },
+      { id: row.id, body: { skip: true, junk: 'x' }, field: 'junk' },
+      { id: row.id, body: { skip: true, junk: 'x'.repeat(900 * 1024) }, field: 'reply' },
+    ]
+    for (const { id, body, field } of cases) {
+      const response = await client
+        .post(`/inbox/rows/${id}/reply`)
+        .headers(person('user:1'))
+        .json(body)
+      response.assertStatus(422)
+      assert.equal(response.body().code, 'E_INVALID_REPLY')
+      assert.deepEqual(
+        response.body().errors.map((error: any) => error.field),
+        [field],
+        JSON.stringify(body).slice(0, 60)
+      )
+    }
+    for (const id of [action.id, row.id]) {
+      const untouched = await ToolCall.findOrFail(id)
+      assert.equal(untouched.status, 'pending')
+      assert.isNull(untouched.reply)
+    }
+  })
+
   test('409 for a settled row says who settled it and when; 404 for no such row', async ({
     client,
     assert,
