@@ -24,7 +24,7 @@ import type {
   QuestionLimits,
   Reply,
 } from '../questions/types.ts'
-import { ToolCall, type ToolCallStatus } from '../persistence/models/tool_call.ts'
+import { isRowId, ToolCall, type ToolCallStatus } from '../persistence/models/tool_call.ts'
 import { waitOf } from './wait.ts'
 import { affectedRows, preparedColumns } from '../persistence/prepared_columns.ts'
 import debug from '../debug.ts'
@@ -88,8 +88,8 @@ export class RowSettler {
    * (409), InvalidReplyException (422) or ReplyMismatchException (422).
    */
   async settle(rowId: string, rawReply: unknown, options: SettleOptions): Promise<ToolCall> {
-    const row = await ToolCall.find(rowId)
-    if (!row) throw new E_NOT_FOUND([`No tool-call row ${rowId}`])
+    const row = isRowId(rowId) ? await ToolCall.find(rowId) : null
+    if (!row) throw new E_NOT_FOUND([`No tool-call row ${isRowId(rowId) ? rowId : 'with that id'}`])
     if (row.status !== 'pending') throw this.#settledError(row)
     if (row.expiresAt && row.expiresAt <= this.#now()) {
       // A late reply: settle the row by its policy first, so it never hangs

@@ -92,7 +92,8 @@ function envelopeIssues(record: Record<string, unknown>, decision: boolean): Que
   try {
     bytes = new TextEncoder().encode(JSON.stringify(record)).length
   } catch {
-    return [{ path: 'reply', message: 'must be plain JSON' }]
+    // A cycle, a BigInt, or nesting deep enough to overflow the stack
+    return [{ path: 'reply', message: 'must be plain JSON, not nested thousands of levels deep' }]
   }
   if (bytes > MAX_REPLY_BYTES) {
     const size = `${Math.ceil(bytes / 1024)} KB`

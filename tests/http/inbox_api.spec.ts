@@ -237,6 +237,26 @@ test.group(`Inbox API | ${dbName()}`, (group) => {
     assert.equal(missing.body().code, 'E_NOT_FOUND')
   })
 
+  test('a row id that is not a UUID is a 404 before any query (a NUL byte is one)', async ({
+    client,
+    assert,
+  }) => {
+    const row = await createAskRow()
+    for (const id of ['%00', `${row.id}%00`, 'x'.repeat(5000), 'not-a-row']) {
+      const shown = await client.get(`/inbox/rows/${id}`).headers(person('user:1'))
+      shown.assertStatus(404)
+      assert.equal(shown.body().code, 'E_NOT_FOUND')
+      const replied = await client
+        .post(`/inbox/rows/${id}/reply`)
+        .headers(person('user:1'))
+        .json({ answers: {}, skip: true })
+      replied.assertStatus(404)
+      assert.equal(replied.body().code, 'E_NOT_FOUND')
+    }
+    const untouched = await ToolCall.findOrFail(row.id)
+    assert.equal(untouched.status, 'pending')
+  })
+
   test('410 for expired and cancelled rows', async ({ client, assert }) => {
     const expired = await createAskRow({ expiresAt: DateTime.now().minus({ minutes: 1 }) })
     const late = await client

@@ -187,6 +187,14 @@ test.group('Reply | strict, since it is stored as sent', () => {
     assert.lengthOf(await issuesOf({ skip: true, ...many }), 10)
   })
 
+  test('a reply nested too deeply to serialize is refused, not thrown', async ({ assert }) => {
+    let deep: unknown = []
+    for (let depth = 0; depth < 20_000; depth++) deep = [deep]
+    const issues = await issuesOf({ approved: true, editedInput: { items: deep } })
+    assert.deepEqual(paths(issues), ['reply'])
+    assert.include(issues[0].message, 'nested')
+  })
+
   test('a reply over 64 KB is refused before it is read', async ({ assert }) => {
     const heavy = { answers: { notes: ['x'.repeat(MAX_REPLY_BYTES)] } }
     assert.deepEqual(await issuesOf(heavy), [
