@@ -34,6 +34,16 @@ type InertiaContext = HttpContext & {
 type Visitor = { agents: Agents; access: InboxAccess; person: string }
 
 /**
+ * The channel a reply came through, recorded as `answered_via`. It is read
+ * from what sends it, not from what it accepts: the inbox page posts its
+ * replies as Inertia visits (`x-inertia`), so those are `web`; any other
+ * client of these routes is the JSON API, `api`, even one that prefers HTML.
+ */
+function channelOf(ctx: HttpContext): 'web' | 'api' {
+  return ctx.request.header('x-inertia') ? 'web' : 'api'
+}
+
+/**
  * Inertia visits and browsers get the page; everyone else JSON.
  */
 function wantsPage(ctx: InertiaContext): boolean {
@@ -156,7 +166,7 @@ export default class InboxController {
     const row = await this.#row(ctx, visitor)
     const settled = await visitor.agents.inbox.settle(row.id, ctx.request.body(), {
       by: visitor.person,
-      via: wantsPage(ctx) ? 'web' : 'api',
+      via: channelOf(ctx),
     })
     if (wantsPage(ctx)) {
       ctx.session?.flash('inbox', { settled: settled.id })

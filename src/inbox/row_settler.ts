@@ -15,7 +15,7 @@ import {
   E_NOT_FOUND,
   InvalidReplyException,
 } from '../errors.ts'
-import { checkAnswers, normalizeReply, parseReply } from '../questions/reply.ts'
+import { checkAnswers, normalizeReply, parseReply, replyFieldPath } from '../questions/reply.ts'
 import { settleExpired, settleReply } from '../questions/settle.ts'
 import type {
   AnsweredVia,
@@ -186,7 +186,14 @@ export class RowSettler {
         { path: 'editedInput', message: `tool "${row.toolName}" does not accept edited args here` },
       ])
     }
-    return { ...reply, editedInput: await validator(row, reply.editedInput) }
+    try {
+      return { ...reply, editedInput: await validator(row, reply.editedInput) }
+    } catch (error) {
+      // Whatever the validator's path style, the 422 names fields like the rest of the reply
+      if (!(error instanceof InvalidReplyException)) throw error
+      const issues = error.errors.map((issue) => ({ ...issue, path: replyFieldPath(issue.path) }))
+      throw new InvalidReplyException(issues)
+    }
   }
 
   /**

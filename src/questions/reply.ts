@@ -208,6 +208,21 @@ export async function parseReply(input: unknown, limits?: Partial<QuestionLimits
 }
 
 /**
+ * A field path as a reply's errors name it: dotted, list indexes as
+ * segments (`answers.amount.0`, `editedInput.items.0`), as Vine gives them
+ * and the page reads them. A path in the bracket form the model reads
+ * (`items[0]`, `(root)` for the input itself) is turned into it, so edited
+ * args and answers name their fields alike.
+ *
+ * @example
+ * replyFieldPath('editedInput.items[0]') // 'editedInput.items.0'
+ * replyFieldPath('editedInput.(root)') // 'editedInput'
+ */
+export function replyFieldPath(path: string): string {
+  return path.replace(/\.?\(root\)$/u, '').replace(/\[(\d+)\]/gu, '.$1')
+}
+
+/**
  * Fits a reply to the wait it answers:
  *  - a decision sent to a question set: approve accepts all defaults
  *    (`{ answers: {}, skip: false }`), reject skips (`{ answers: {}, skip: true }`);

@@ -12,6 +12,7 @@ import {
   MAX_REPLY_BYTES,
   normalizeReply,
   parseReply,
+  replyFieldPath,
 } from '../../src/questions/reply.ts'
 import type {
   AnswersReply,
@@ -205,6 +206,20 @@ test.group('Reply | strict, since it is stored as sent', () => {
     const within = await parseReply({ answers: { notes: ['x'.repeat(MAX_REPLY_BYTES - 100)] } })
     assert.lengthOf((within as AnswersReply).answers.notes[0], MAX_REPLY_BYTES - 100)
   })
+})
+
+test.group('Reply | field paths', () => {
+  test('{path} -> {expected}')
+    .with([
+      { path: 'editedInput.(root)', expected: 'editedInput' },
+      { path: 'editedInput.branch', expected: 'editedInput.branch' },
+      { path: 'editedInput.items[0]', expected: 'editedInput.items.0' },
+      { path: 'editedInput.a[1][2].b', expected: 'editedInput.a.1.2.b' },
+      { path: 'answers.amount.0', expected: 'answers.amount.0' },
+    ])
+    .run(({ assert }, { path, expected }) => {
+      assert.equal(replyFieldPath(path), expected)
+    })
 })
 
 test.group('Reply | normalizeReply', () => {
