@@ -45,7 +45,7 @@ test.group(`Inbox API, the channel of a reply | ${dbName()}`, (group) => {
   })
 
   test('{label} is recorded as {via}')
-    .with([
+    .with<{ label: string; headers: Record<string, string>; via: string }[]>([
       { label: 'the page (an Inertia visit)', headers: { 'x-inertia': 'true' }, via: 'web' },
       { label: 'a client preferring HTML', headers: { accept: 'text/html' }, via: 'api' },
       { label: 'a JSON client', headers: { accept: 'application/json' }, via: 'api' },
