@@ -16,7 +16,7 @@
 import type { HttpContext } from '@adonisjs/core/http'
 import { E_FORBIDDEN, E_NOT_FOUND, InvalidQueryException } from '../errors.ts'
 import { AgentRun } from '../persistence/models/agent_run.ts'
-import { type ToolCall } from '../persistence/models/tool_call.ts'
+import { isRowId, type ToolCall } from '../persistence/models/tool_call.ts'
 import { MAX_PAGE_SIZE, type InboxQuery } from '../inbox/list.ts'
 import type { Agents } from '../runtime/agents.ts'
 import type { InboxAccess } from './access.ts'
@@ -32,6 +32,16 @@ type InertiaContext = HttpContext & {
 
 /** Who is at the door, and what they reach the inbox with */
 type Visitor = { agents: Agents; access: InboxAccess; person: string }
+
+/**
+ * The channel a reply came through, recorded as `answered_via`. It is read
+ * from what sends it, not from what it accepts: the inbox page posts its
+ * replies as Inertia visits (`x-inertia`), so those are `web`; any other
+ * client of these routes is the JSON API, `api`, even one that prefers HTML.
+ */
+function channelOf(ctx: HttpContext): 'web' | 'api' {
+  return ctx.request.header('x-inertia') ? 'web' : 'api'
+}
 
 /**
  * Inertia visits and browsers get the page; everyone else JSON.
@@ -78,8 +88,11 @@ export default class InboxController {
    * A row the visitor may see, or E_NOT_FOUND / E_FORBIDDEN.
    */
   async #row(ctx: HttpContext, { agents, access, person }: Visitor): Promise<ToolCall> {
-    const row = await agents.inbox.find(ctx.params.id)
-    if (!row) throw new E_NOT_FOUND([`No row ${ctx.params.id}`])
+    // Row ids are UUIDs: anything else (a NUL byte, a megabyte) is no row, never a query
+    const id: unknown = ctx.params.id
+    if (!isRowId(id)) throw new E_NOT_FOUND(['No row with that id: row ids are UUIDs'])
+    const row = await agents.inbox.find(id)
+    if (!row) throw new E_NOT_FOUND([`No row ${id}`])
     if (!(await access.authorize(ctx, row, person))) throw new E_FORBIDDEN()
     return row
   }
@@ -153,7 +166,7 @@ export default class InboxController {
     const row = await this.#row(ctx, visitor)
     const settled = await visitor.agents.inbox.settle(row, ctx.request.body(), {
       by: visitor.person,
-      via: wantsPage(ctx) ? 'web' : 'api',
+      via: channelOf(ctx),
     })
     if (wantsPage(ctx)) {
       ctx.session?.flash('inbox', { settled: settled.id })

@@ -14,7 +14,7 @@
 import { DateTime } from 'luxon'
 import type { TransactionClientContract } from '@adonisjs/lucid/types/database'
 import type { EventSink } from '../events.ts'
-import { ToolCall } from '../persistence/models/tool_call.ts'
+import { isRowId, ToolCall } from '../persistence/models/tool_call.ts'
 import { preparedColumns } from '../persistence/prepared_columns.ts'
 import { questionSetFingerprint } from '../questions/memory.ts'
 import type { ExpiryPolicy } from '../questions/settle.ts'
@@ -180,7 +180,7 @@ export class Inbox {
    * One row by id, or null.
    */
   find(rowId: string): Promise<ToolCall | null> {
-    return ToolCall.find(rowId)
+    return isRowId(rowId) ? ToolCall.find(rowId) : Promise.resolve(null)
   }
 
   /**

@@ -9,7 +9,7 @@
 import { DateTime } from 'luxon'
 import type { ModelQueryBuilderContract } from '@adonisjs/lucid/types/model'
 import { E_INVALID_CURSOR } from '../errors.ts'
-import { ToolCall } from '../persistence/models/tool_call.ts'
+import { isRowId, ToolCall } from '../persistence/models/tool_call.ts'
 import { preparedColumns, readRows } from '../persistence/prepared_columns.ts'
 
 export type ToolCallQuery = ModelQueryBuilderContract<typeof ToolCall>
@@ -73,7 +73,7 @@ function encodeCursor(position: Position): string {
 function decodeCursor(cursor: string): Position {
   try {
     const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
-    if (typeof at === 'string' && typeof id === 'string' && DateTime.fromISO(at).isValid) {
+    if (typeof at === 'string' && isRowId(id) && DateTime.fromISO(at).isValid) {
       return { at, id }
     }
   } catch {}

@@ -15,7 +15,7 @@ import {
   E_NOT_FOUND,
   InvalidReplyException,
 } from '../errors.ts'
-import { checkAnswers, normalizeReply, parseReply } from '../questions/reply.ts'
+import { checkAnswers, normalizeReply, parseReply, replyFieldPath } from '../questions/reply.ts'
 import { settleExpired, settleReply } from '../questions/settle.ts'
 import type {
   AnsweredVia,
@@ -24,7 +24,7 @@ import type {
   QuestionLimits,
   Reply,
 } from '../questions/types.ts'
-import { ToolCall, type ToolCallStatus } from '../persistence/models/tool_call.ts'
+import { isRowId, ToolCall, type ToolCallStatus } from '../persistence/models/tool_call.ts'
 import { waitOf } from './wait.ts'
 import { affectedRows, preparedColumns } from '../persistence/prepared_columns.ts'
 import debug from '../debug.ts'
@@ -95,8 +95,12 @@ export class RowSettler {
     rawReply: unknown,
     options: SettleOptions
   ): Promise<ToolCall> {
-    const row = typeof rowOrId === 'string' ? await ToolCall.find(rowOrId) : rowOrId
-    if (!row) throw new E_NOT_FOUND([`No tool-call row ${rowOrId}`])
+    const row =
+      typeof rowOrId !== 'string' ? rowOrId : isRowId(rowOrId) ? await ToolCall.find(rowOrId) : null
+    if (!row) {
+      const named = typeof rowOrId === 'string' && isRowId(rowOrId) ? rowOrId : 'with that id'
+      throw new E_NOT_FOUND([`No tool-call row ${named}`])
+    }
     if (row.status !== 'pending') throw this.#settledError(row)
     if (row.expiresAt && row.expiresAt <= this.#now()) {
       // A late reply: settle the row by its policy first, so it never hangs
@@ -194,7 +198,14 @@ export class RowSettler {
         { path: 'editedInput', message: `tool "${row.toolName}" does not accept edited args here` },
       ])
     }
-    return { ...reply, editedInput: await validator(row, reply.editedInput) }
+    try {
+      return { ...reply, editedInput: await validator(row, reply.editedInput) }
+    } catch (error) {
+      // Whatever the validator's path style, the 422 names fields like the rest of the reply
+      if (!(error instanceof InvalidReplyException)) throw error
+      const issues = error.errors.map((issue) => ({ ...issue, path: replyFieldPath(issue.path) }))
+      throw new InvalidReplyException(issues)
+    }
   }
 
   /**

@@ -1,13 +1,14 @@
 /*
  * The part of the package the inbox page runs in the browser, importable as
  * `adonis-agent-inbox/questions/client`: which defaults hold, the input
- * rules, and the name of a person's live channel, so the page carries no
+ * rules (a pattern's safety among them), and the name of a person's live channel, so the page carries no
  * copies of them. Browser-safe on purpose: nothing here (or in what it
  * imports) may reach Vine, the errors module, Lucid or any `node:` module.
  */
 
 export { effectiveDefaults, splitDefaults, type SplitDefaults } from './defaults.ts'
 export { checkValue, inputTypeOf, isSingleChoice } from './values.ts'
+export { matchesPattern, patternProblem } from './pattern.ts'
 
 /**
  * A person's live channel, on which the server broadcasts their rows'

@@ -137,8 +137,9 @@ export function describeOutcome(set: QuestionSet, outcome: Omit<QuestionOutcome,
 
 /**
  * The text the model reads for a settled approval: approved (and whether
- * the person edited the arguments), rejected with the reason fenced as
- * untrusted, or expired (nobody approved in time, the tool did not run).
+ * the person edited the arguments), rejected with the reason, or expired
+ * (nobody approved in time, the tool did not run). Whatever the person
+ * typed, edited arguments and a reason or note alike, is fenced as untrusted.
  *
  * @example
  * describeDecision({ kind: 'decision', approved: false, reason: 'Not on Friday', expired: false, answeredBy: 'u1', answeredVia: 'web' }, 'deploy')
@@ -155,21 +156,33 @@ export function describeDecision(
   }
 
   const parts: string[] = []
+  const quoted: string[] = []
   if (outcome.approved) {
     parts.push(`The person approved ${what}.`)
     if (argsChanged) {
       parts.push(
         'The person edited the arguments before approving: it runs with their arguments, not the ones you proposed.'
       )
+      if (outcome.editedInput !== undefined) {
+        quoted.push(quoteUntrusted(JSON.stringify(outcome.editedInput, null, 2) ?? 'null'))
+      }
     }
   } else {
     parts.push(
       `The person rejected ${what}, so it was not run. Do not call it again with the same arguments; change your approach or explain in your final answer.`
     )
   }
-  if (outcome.reason !== undefined && outcome.reason.trim() !== '') {
-    parts.push(`${outcome.approved ? 'Their note' : 'Their reason'} follows. ${UNTRUSTED_NOTE}`)
-    return `${parts.join(' ')}\n\n${quoteUntrusted(outcome.reason)}`
-  }
-  return parts.join(' ')
+  const label = outcome.approved ? 'note' : 'reason'
+  const hasReason = outcome.reason !== undefined && outcome.reason.trim() !== ''
+  if (hasReason) quoted.push(quoteUntrusted(outcome.reason!))
+  if (quoted.length === 0) return parts.join(' ')
+
+  const follows =
+    quoted.length === 2
+      ? `Their arguments follow, then their ${label}.`
+      : hasReason
+        ? `Their ${label} follows.`
+        : 'Their arguments follow.'
+  parts.push(`${follows} ${UNTRUSTED_NOTE}`)
+  return [parts.join(' '), ...quoted].join('\n\n')
 }

@@ -36,9 +36,23 @@ const messages = new SimpleMessagesProvider({
   maxLength: 'must be at most {{ max }} characters',
 })
 
+/**
+ * The most a reply may weigh, as UTF-8 JSON: it is stored on the row as
+ * sent, so a valid reply cannot carry megabytes along.
+ */
+export const MAX_REPLY_BYTES = 64 * 1024
+
+/**
+ * The fields of each kind of reply; anything else is refused by name
+ * rather than stored unread.
+ */
+const ANSWERS_FIELDS = ['answers', 'skip']
+const DECISION_FIELDS = ['approved', 'reason', 'editedInput']
+
+// Booleans are JSON booleans: "on", "1", 1 or "true" approve nothing
 const answersValidator = vine.create({
   answers: vine.record(vine.unionOfTypes([vine.string(), vine.array(vine.string())])).optional(),
-  skip: vine.boolean().optional(),
+  skip: vine.boolean({ strict: true }).optional(),
 })
 
 /**
@@ -49,7 +63,7 @@ const decisionValidators = new Map<number, ReturnType<typeof buildDecisionValida
 
 function buildDecisionValidator(maxReasonLength: number) {
   return vine.create({
-    approved: vine.boolean(),
+    approved: vine.boolean({ strict: true }),
     reason: vine.string().maxLength(maxReasonLength).optional(),
     editedInput: vine.any().optional(),
   })
@@ -66,6 +80,48 @@ function decisionValidator(maxReasonLength: number) {
 
 function isPresent(record: Record<string, unknown>, key: string): boolean {
   return Object.hasOwn(record, key) && record[key] !== undefined
+}
+
+/**
+ * What is wrong with a reply before its fields are read: too heavy to
+ * store, fields no reply has (the first ten, by name), or edited args that
+ * are not an object (`null` would otherwise approve the args as shown).
+ */
+function envelopeIssues(record: Record<string, unknown>, decision: boolean): QuestionIssue[] {
+  let bytes: number
+  try {
+    bytes = new TextEncoder().encode(JSON.stringify(record)).length
+  } catch {
+    // A cycle, a BigInt, or nesting deep enough to overflow the stack
+    return [{ path: 'reply', message: 'must be plain JSON, not nested thousands of levels deep' }]
+  }
+  if (bytes > MAX_REPLY_BYTES) {
+    const size = `${Math.ceil(bytes / 1024)} KB`
+    return [{ path: 'reply', message: `is ${size}; a reply may be at most 64 KB` }]
+  }
+
+  const fields = decision ? DECISION_FIELDS : ANSWERS_FIELDS
+  const issues = Object.keys(record)
+    .filter((key) => record[key] !== undefined && !fields.includes(key))
+    .slice(0, 10)
+    .map((key) => ({
+      path: key,
+      message: decision
+        ? 'is not a field of a decision: send approved, and reason or editedInput'
+        : 'is not a field of a reply: send { answers, skip } or { approved, reason, editedInput }',
+    }))
+  const edited = record.editedInput
+  if (
+    decision &&
+    Object.hasOwn(record, 'editedInput') &&
+    (edited === null || typeof edited !== 'object' || Array.isArray(edited))
+  ) {
+    issues.push({
+      path: 'editedInput',
+      message: "must be an object of the tool's arguments; leave it out to approve them as shown",
+    })
+  }
+  return issues
 }
 
 async function validate<T>(run: () => Promise<T>): Promise<T> {
@@ -87,11 +143,14 @@ async function validate<T>(run: () => Promise<T>): Promise<T> {
  * Checks the shape of a reply and returns it typed. A reply is either
  * answers `{ answers: { [questionId]: string[] }, skip? }` (answers may be
  * left out when skipping) or a decision `{ approved, reason?, editedInput? }`,
- * never both. An answer sent as a single string, as HTML forms do, becomes a
- * one-value list. Values are not judged here; see `checkAnswers`.
+ * never both. It is read strictly, since it is stored as sent: `approved`
+ * and `skip` are JSON booleans, other fields are refused by name,
+ * `editedInput` is an object, and the whole weighs at most MAX_REPLY_BYTES.
+ * An answer sent as a single string becomes a one-value list. Values are
+ * not judged here; see `checkAnswers`.
  *
  * Throws `InvalidReplyException` (422) with paths such as `answers.db`,
- * `approved` or `reason`.
+ * `approved`, `reason`, the name of an unknown field, or `reply`.
  *
  * @example
  * await parseReply({ answers: { db: 'pg' } }) // { answers: { db: ['pg'] } }
@@ -108,19 +167,23 @@ export async function parseReply(input: unknown, limits?: Partial<QuestionLimits
   }
 
   const record = input as Record<string, unknown>
-  if (isPresent(record, 'approved')) {
-    if (isPresent(record, 'answers') || isPresent(record, 'skip')) {
-      throw new InvalidReplyException([
-        { path: 'approved', message: 'send either answers (or a skip) or a decision, not both' },
-      ])
-    }
+  const decision = isPresent(record, 'approved')
+  if (decision && (isPresent(record, 'answers') || isPresent(record, 'skip'))) {
+    throw new InvalidReplyException([
+      { path: 'approved', message: 'send either answers (or a skip) or a decision, not both' },
+    ])
+  }
+  const issues = envelopeIssues(record, decision)
+  if (issues.length > 0) throw new InvalidReplyException(issues)
+
+  if (decision) {
     const { maxFreeTextLength } = resolveLimits(limits)
-    const decision = await validate(() =>
+    const checked = await validate(() =>
       decisionValidator(maxFreeTextLength).validate(record, { messagesProvider: messages })
     )
-    const reply: DecisionReply = { approved: decision.approved }
-    if (decision.reason !== undefined) reply.reason = decision.reason
-    if (decision.editedInput !== undefined) reply.editedInput = decision.editedInput
+    const reply: DecisionReply = { approved: checked.approved }
+    if (checked.reason !== undefined) reply.reason = checked.reason
+    if (checked.editedInput !== undefined) reply.editedInput = checked.editedInput
     return reply
   }
 
@@ -142,6 +205,21 @@ export async function parseReply(input: unknown, limits?: Partial<QuestionLimits
   const reply: AnswersReply = { answers }
   if (parsed.skip !== undefined) reply.skip = parsed.skip
   return reply
+}
+
+/**
+ * A field path as a reply's errors name it: dotted, list indexes as
+ * segments (`answers.amount.0`, `editedInput.items.0`), as Vine gives them
+ * and the page reads them. A path in the bracket form the model reads
+ * (`items[0]`, `(root)` for the input itself) is turned into it, so edited
+ * args and answers name their fields alike.
+ *
+ * @example
+ * replyFieldPath('editedInput.items[0]') // 'editedInput.items.0'
+ * replyFieldPath('editedInput.(root)') // 'editedInput'
+ */
+export function replyFieldPath(path: string): string {
+  return path.replace(/\.?\(root\)$/u, '').replace(/\[(\d+)\]/gu, '.$1')
 }
 
 /**

@@ -112,7 +112,8 @@ export function questionSetSchema(limits: QuestionLimits) {
       description: 'Upper bound, written like min',
     }),
     pattern: vine.string().optional().meta({
-      description: 'A JavaScript regular expression without slashes that text answers must match',
+      description:
+        'A JavaScript regular expression without slashes that text answers must match: at most 200 characters, no backreferences, no lookaround, no repeated group holding a quantifier or | (write [a-z0-9-]+, not (a|b)+ or (a+)+)',
     }),
   })
 

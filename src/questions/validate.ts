@@ -10,6 +10,7 @@
  * Never throws: the throwing form for app code is assert.ts.
  */
 
+import { patternProblem } from './pattern.ts'
 import { questionSetValidator } from './schema.ts'
 import type { Question, QuestionIssue, QuestionLimits, QuestionSet } from './types.ts'
 import { checkTypedValue, checkValue, isSingleChoice, resolveLimits } from './values.ts'
@@ -93,12 +94,11 @@ function optionIssues(question: Question, at: string, issues: QuestionIssue[]) {
 
 /**
  * The rules of a question's `input`: `select` needs options, `pattern` must
- * compile, `min`/`max` must be of the kind the type reads (numbers, or date
- * strings for date/datetime) and in order. Bounds on boolean and select
- * inputs mean nothing and are left alone, as is a pattern on a non-text
- * type: harmless, so not worth a round trip. Returns whether the input is
- * sound enough to check defaults against (`checkTypedValue` would throw on a
- * pattern that does not compile).
+ * pass `patternProblem` (docs/design.md §3.6), `min`/`max` must be of the
+ * kind the type reads (numbers, or date strings for date/datetime) and in
+ * order. Bounds on boolean and select inputs mean nothing and are left
+ * alone, as is a pattern on a non-text type: harmless, so not worth a round
+ * trip. Returns whether the input is sound enough to check defaults against.
  */
 function inputIssues(question: Question, at: string, issues: QuestionIssue[]): boolean {
   const input = question.input
@@ -114,16 +114,8 @@ function inputIssues(question: Question, at: string, issues: QuestionIssue[]): b
     })
   }
 
-  if (input.pattern !== undefined) {
-    try {
-      new RegExp(input.pattern, 'u')
-    } catch (error) {
-      issues.push({
-        path: `${at}.input.pattern`,
-        message: `is not a valid regular expression (${(error as Error).message}); write it in JavaScript syntax, without slashes`,
-      })
-    }
-  }
+  const problem = input.pattern === undefined ? null : patternProblem(input.pattern)
+  if (problem) issues.push({ path: `${at}.input.pattern`, message: problem })
 
   const bounds = (['min', 'max'] as const).filter((bound) => input[bound] !== undefined)
   let boundsSound = true

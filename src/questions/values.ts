@@ -5,6 +5,7 @@
  * two can never disagree on what a valid value is.
  */
 
+import { MAX_PATTERN_VALUE_LENGTH, matchesPattern } from './pattern.ts'
 import type { InputType, Question, QuestionLimits } from './types.ts'
 
 /**
@@ -63,6 +64,31 @@ function checkBounds(
 }
 
 /**
+ * Whether a value is an absolute http: or https: URL. Other schemes
+ * (`javascript:`, `data:`, `file:`) are refused: a URL answer is shown as a
+ * link and handed to the run's tools, and neither should run or read it.
+ */
+function isWebUrl(value: string): boolean {
+  if (!URL.canParse(value)) return false
+  const { protocol } = new URL(value)
+  return protocol === 'http:' || protocol === 'https:'
+}
+
+/**
+ * A value against a pattern, in linear time (pattern.ts). A value longer
+ * than MAX_PATTERN_VALUE_LENGTH fails, so no value costs more than that to
+ * match. A pattern the matcher cannot run (only a row stored before
+ * patterns were checked can hold one) is no rule at all: the question stays
+ * answerable, and the model gets a value it did not constrain.
+ */
+function checkPattern(pattern: string, value: string): string | null {
+  if (value.length > MAX_PATTERN_VALUE_LENGTH) {
+    return `is too long to check against the pattern ${pattern} (at most ${MAX_PATTERN_VALUE_LENGTH} characters)`
+  }
+  return matchesPattern(pattern, value) === false ? `must match the pattern ${pattern}` : null
+}
+
+/**
  * Checks one value against a typed input's rules, without looking at options.
  * Returns `null` when it passes, else a message saying what is expected.
  *
@@ -115,13 +141,10 @@ export function checkTypedValue(input: Question['input'] & {}, value: string): s
     case 'url':
     case 'text': {
       if (input.type === 'email' && !EMAIL.test(value)) return 'must be an email address'
-      if (input.type === 'url' && !URL.canParse(value)) return 'must be an absolute URL'
+      if (input.type === 'url' && !isWebUrl(value)) return 'must be an absolute http(s) URL'
       const lengthProblem = checkBounds(value.length, min, max, 'length')
       if (lengthProblem) return lengthProblem
-      if (input.pattern !== undefined && !new RegExp(input.pattern, 'u').test(value)) {
-        return `must match the pattern ${input.pattern}`
-      }
-      return null
+      return input.pattern === undefined ? null : checkPattern(input.pattern, value)
     }
   }
 }

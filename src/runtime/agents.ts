@@ -14,6 +14,7 @@ import { JournalRow } from '../persistence/models/journal_row.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
 import { affectedRows, preparedColumns } from '../persistence/prepared_columns.ts'
 import type { QuestionLimits } from '../questions/types.ts'
+import { DEFAULT_LIMITS, resolveLimits } from '../questions/values.ts'
 import debug from '../debug.ts'
 import type { AgentDefinition } from './define_agent.ts'
 import { InlineExecutor, type RunExecutor } from './executor.ts'
@@ -55,11 +56,22 @@ export class Agents {
 
   constructor(options: AgentsOptions) {
     this.definitions = new Map()
+    /*
+     * The config's limits are every agent's defaults. An agent's own limits
+     * arrive resolved over DEFAULT_LIMITS, so a key it set is one that
+     * differs from the default: that key wins, the others come from config
+     * (so an agent that sets a key to its default value takes the config's).
+     */
+    const configLimits = resolveLimits(options.limits)
     for (const agent of options.agents) {
       if (this.definitions.has(agent.name)) {
         throw new Error(`Two agents are named "${agent.name}"; agent names must be unique`)
       }
-      this.definitions.set(agent.name, agent)
+      const limits = { ...configLimits }
+      for (const key of Object.keys(DEFAULT_LIMITS) as (keyof QuestionLimits)[]) {
+        if (agent.limits[key] !== DEFAULT_LIMITS[key]) limits[key] = agent.limits[key]
+      }
+      this.definitions.set(agent.name, { ...agent, limits })
     }
     this.#events = options.events
     this.inbox = new Inbox({

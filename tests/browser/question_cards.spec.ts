@@ -23,7 +23,7 @@ import {
   startRun,
   useBrowserSuite,
 } from '../helpers/inbox_browser.ts'
-import type { QuestionOutcome } from '../../src/questions/types.ts'
+import type { QuestionOutcome, QuestionSet } from '../../src/questions/types.ts'
 
 /** The page's global object, as far as the live test marks it (no DOM types here) */
 type Marked = { inboxMarker?: string }
@@ -163,6 +163,37 @@ test.group(`Question cards | ${dbName()}`, (group) => {
       'Contact e-mail?\n   Answer: "ops@example.com" (your default: the person gave no valid answer)'
     )
     assert.notInclude(received, 'Medium')
+  })
+
+  test('a nested pattern stored before the rules is not handed to <input pattern>; the server checks it', async ({
+    assert,
+    cleanup,
+  }) => {
+    const { session, page } = await openInbox(suite, ADA)
+    cleanup(() => session.close())
+    const run = await startRun(page, 'configurator', 'Provision staging')
+    const asked = await pendingRow(run.id)
+    // As a row written before patterns were checked could hold it
+    const request = structuredClone(asked.request) as QuestionSet
+    const question = request.questions.find((item) => item.id === 'code')!
+    question.input = { type: 'text', pattern: '^(a+)+$' }
+    question.defaults = []
+    asked.request = request
+    await asked.save()
+
+    await page.reload()
+    const card = cardOf(page, asked.id)
+    const code = card.getByLabel('Cost centre code?')
+    assert.isNull(await code.getAttribute('pattern'))
+
+    // The value that takes a backtracking engine minutes is refused at once
+    await code.fill('a'.repeat(40) + '!')
+    await card.getByRole('button', { name: 'Confirm' }).click()
+    await card.locator('[data-question-id="code"] .ai-field-error').waitFor()
+    const codeError = await descriptionOf(page, code)
+    assert.include(await codeError.innerText(), 'Must match the pattern ^(a+)+$')
+    await asked.refresh()
+    assert.equal(asked.status, 'pending')
   })
 
   test('Skip proceeds on every default, marked skipped; the run is told they are assumptions', async ({

@@ -175,6 +175,40 @@ test.group(`Inbox API | ${dbName()}`, (group) => {
     assert.equal(stillPending.status, 'pending')
   })
 
+  test('lenient replies are 422s naming the field, and settle nothing', async ({
+    client,
+    assert,
+  }) => {
+    const action = await createActionRow()
+    const row = await createAskRow()
+    const cases = [
+      { id: action.id, body: { approved: 'on' }, field: 'approved' },
+      { id: action.id, body: { approved: 1 }, field: 'approved' },
+      { id: action.id, body: { approved: true, editedInput: null }, field: 'editedInput' },
+      { id: row.id, body: { skip: 1 }, field: 'skip' },
+      { id: row.id, body: { skip: true, junk: 'x' }, field: 'junk' },
+      { id: row.id, body: { skip: true, junk: 'x'.repeat(900 * 1024) }, field: 'reply' },
+    ]
+    for (const { id, body, field } of cases) {
+      const response = await client
+        .post(`/inbox/rows/${id}/reply`)
+        .headers(person('user:1'))
+        .json(body)
+      response.assertStatus(422)
+      assert.equal(response.body().code, 'E_INVALID_REPLY')
+      assert.deepEqual(
+        response.body().errors.map((error: any) => error.field),
+        [field],
+        JSON.stringify(body).slice(0, 60)
+      )
+    }
+    for (const id of [action.id, row.id]) {
+      const untouched = await ToolCall.findOrFail(id)
+      assert.equal(untouched.status, 'pending')
+      assert.isNull(untouched.reply)
+    }
+  })
+
   test('409 for a settled row says who settled it and when; 404 for no such row', async ({
     client,
     assert,
@@ -201,6 +235,26 @@ test.group(`Inbox API | ${dbName()}`, (group) => {
       .json({ approved: true })
     missing.assertStatus(404)
     assert.equal(missing.body().code, 'E_NOT_FOUND')
+  })
+
+  test('a row id that is not a UUID is a 404 before any query (a NUL byte is one)', async ({
+    client,
+    assert,
+  }) => {
+    const row = await createAskRow()
+    for (const id of ['%00', `${row.id}%00`, 'x'.repeat(5000), 'not-a-row']) {
+      const shown = await client.get(`/inbox/rows/${id}`).headers(person('user:1'))
+      shown.assertStatus(404)
+      assert.equal(shown.body().code, 'E_NOT_FOUND')
+      const replied = await client
+        .post(`/inbox/rows/${id}/reply`)
+        .headers(person('user:1'))
+        .json({ answers: {}, skip: true })
+      replied.assertStatus(404)
+      assert.equal(replied.body().code, 'E_NOT_FOUND')
+    }
+    const untouched = await ToolCall.findOrFail(row.id)
+    assert.equal(untouched.status, 'pending')
   })
 
   test('410 for expired and cancelled rows', async ({ client, assert }) => {

@@ -247,11 +247,40 @@ test.group(`Inbox list | ${dbName()}`, (group) => {
     assert.isNull(next.next)
   })
 
+  test('owners compare exactly: neither case nor trailing spaces reach another inbox', async ({
+    assert,
+  }) => {
+    const inbox = new Inbox()
+    const own = await createAskRow({ ownerId: 'ada@example.com' })
+    await createAskRow({ ownerId: 'Ada@Example.com' })
+    await createAskRow({ ownerId: 'ada@example.com ' })
+
+    const page = await inbox.list({ status: 'pending', ownerId: 'ada@example.com' })
+    assert.deepEqual(
+      page.rows.map((row) => row.id),
+      [own.id]
+    )
+    const spaced = await inbox.list({ status: 'pending', ownerId: 'ada@example.com ' })
+    assert.deepEqual(
+      spaced.rows.map((row) => row.ownerId),
+      ['ada@example.com ']
+    )
+    // The runs' and the answerers' columns compare the same way
+    const runs = await AgentRun.query().where('owner_id', 'USER:1')
+    assert.lengthOf(runs, 0)
+    await inbox.settle(own.id, { answers: {}, skip: true }, { by: 'Ada@Example.com', via: 'api' })
+    const byOther = await ToolCall.query().where('answered_by', 'ada@example.com')
+    assert.lengthOf(byOther, 0)
+  })
+
   test('a cursor the inbox did not give out is refused with E_INVALID_CURSOR', async ({
     assert,
   }) => {
     const inbox = new Inbox()
-    for (const cursor of ['nonsense', Buffer.from('[1,2]').toString('base64url'), '%%%']) {
+    const nulId = Buffer.from(JSON.stringify(['2020-01-01T00:00:00.000Z', '\u0000'])).toString(
+      'base64url'
+    )
+    for (const cursor of ['nonsense', Buffer.from('[1,2]').toString('base64url'), '%%%', nulId]) {
       try {
         await inbox.list({ status: 'pending', cursor })
         assert.fail(`cursor ${cursor} was accepted`)

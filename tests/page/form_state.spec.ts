@@ -219,6 +219,10 @@ test.group('Page form | replies', () => {
     assert.property(bad, 'error')
     assert.match((bad as { error: string }).error, /^Not valid JSON: /)
     assert.property(editReply('  '), 'error')
+    // Not an object: the server would refuse it, so it is not sent
+    for (const text of ['null', '"main"', '[1]', '3']) {
+      assert.match((editReply(text) as { error: string }).error, /as a JSON object/)
+    }
   })
 
   test('args are shown as pretty JSON', ({ assert }) => {

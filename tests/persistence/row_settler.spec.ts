@@ -3,6 +3,7 @@ import { DateTime } from 'luxon'
 import { createTestApp, dbName } from '../helpers/database.ts'
 import { createActionRow, createAskRow, createRun, DEPLOY_QUESTIONS } from '../helpers/rows.ts'
 import { RowSettler } from '../../src/inbox/row_settler.ts'
+import { Inbox } from '../../src/inbox/inbox.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import { JournalRow } from '../../src/persistence/models/journal_row.ts'
 import {
@@ -261,6 +262,49 @@ test.group(`Tables | ${dbName()}`, (group) => {
   group.setup(async () => {
     const testApp = await createTestApp()
     return () => testApp.terminate()
+  })
+
+  test('a row id that is not a UUID is not found, without a query', async ({ assert }) => {
+    const inbox = new Inbox()
+    for (const id of ['\u0000', 'x'.repeat(5000), '']) {
+      assert.isNull(await inbox.find(id))
+      const error = await inbox
+        .settle(id, { answers: {}, skip: true }, { by: 'user:1', via: 'api' })
+        .catch((caught) => caught)
+      assert.equal(error.code, 'E_NOT_FOUND')
+    }
+  })
+
+  test('a reply with a ReDoS value to a row stored with a nested pattern returns', async ({
+    assert,
+  }) => {
+    // Stored before patterns were checked: rows hold whatever was opened
+    const row = await createAskRow({
+      request: {
+        questions: [
+          {
+            id: 'code',
+            prompt: 'Code?',
+            input: { type: 'text', pattern: '^(a+)+$' },
+            defaults: ['aaaa'],
+          },
+        ],
+      },
+    })
+    const settler = new RowSettler()
+    const evil = { answers: { code: ['a'.repeat(40) + '!'] } }
+    const error = await settler.settle(row.id, evil, { by: 'user:1', via: 'api' }).catch((e) => e)
+    assert.instanceOf(error, InvalidReplyException)
+    assert.deepEqual((error as InvalidReplyException).errors, [
+      { path: 'answers.code.0', message: 'must match the pattern ^(a+)+$' },
+    ])
+
+    const settled = await settler.settle(
+      row.id,
+      { answers: { code: ['a'.repeat(40)] } },
+      { by: 'user:1', via: 'api' }
+    )
+    assert.deepEqual((settled.outcome as QuestionOutcome).answers, { code: ['a'.repeat(40)] })
   })
 
   test('JSON payloads round-trip through text columns', async ({ assert }) => {

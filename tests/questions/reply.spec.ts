@@ -9,8 +9,10 @@ import {
   checkAnswers,
   isBlankValue,
   isFreeTextValue,
+  MAX_REPLY_BYTES,
   normalizeReply,
   parseReply,
+  replyFieldPath,
 } from '../../src/questions/reply.ts'
 import type {
   AnswersReply,
@@ -146,6 +148,78 @@ test.group('Reply | parseReply', () => {
       assert.equal((error as InvalidReplyException).code, 'E_INVALID_REPLY')
     }
   })
+})
+
+test.group('Reply | strict, since it is stored as sent', () => {
+  test('{label} is refused: booleans are JSON booleans')
+    .with([
+      { reply: { approved: 'on' }, path: 'approved', label: 'approved: "on"' },
+      { reply: { approved: '1' }, path: 'approved', label: 'approved: "1"' },
+      { reply: { approved: 1 }, path: 'approved', label: 'approved: 1' },
+      { reply: { approved: 'true' }, path: 'approved', label: 'approved: "true"' },
+      { reply: { skip: 1 }, path: 'skip', label: 'skip: 1' },
+      { reply: { skip: 'true' }, path: 'skip', label: 'skip: "true"' },
+    ])
+    .run(async ({ assert }, { reply, path }) => {
+      assert.deepEqual(await issuesOf(reply), [{ path, message: 'must be true or false' }])
+    })
+
+  test('null edited args are refused, not read as the args shown', async ({ assert }) => {
+    for (const editedInput of [null, 'main', 3, ['main']]) {
+      assert.deepEqual(paths(await issuesOf({ approved: true, editedInput })), ['editedInput'])
+    }
+    const [issue] = await issuesOf({ approved: true, editedInput: null })
+    assert.include(issue.message, 'leave it out to approve them as shown')
+  })
+
+  test('fields no reply has are refused by name', async ({ assert }) => {
+    const skip = await issuesOf({ skip: true, junk: 'x', note: 'y' })
+    assert.deepEqual(paths(skip), ['junk', 'note'])
+    assert.include(skip[0].message, 'is not a field of a reply')
+    const decision = await issuesOf({ approved: true, answers: undefined, force: true })
+    assert.deepEqual(decision, [
+      {
+        path: 'force',
+        message: 'is not a field of a decision: send approved, and reason or editedInput',
+      },
+    ])
+    // Ten names at most, however many were sent
+    const many = Object.fromEntries(Array.from({ length: 50 }, (_, index) => [`k${index}`, 1]))
+    assert.lengthOf(await issuesOf({ skip: true, ...many }), 10)
+  })
+
+  test('a reply nested too deeply to serialize is refused, not thrown', async ({ assert }) => {
+    let deep: unknown = []
+    for (let depth = 0; depth < 20_000; depth++) deep = [deep]
+    const issues = await issuesOf({ approved: true, editedInput: { items: deep } })
+    assert.deepEqual(paths(issues), ['reply'])
+    assert.include(issues[0].message, 'nested')
+  })
+
+  test('a reply over 64 KB is refused before it is read', async ({ assert }) => {
+    const heavy = { answers: { notes: ['x'.repeat(MAX_REPLY_BYTES)] } }
+    assert.deepEqual(await issuesOf(heavy), [
+      { path: 'reply', message: 'is 65 KB; a reply may be at most 64 KB' },
+    ])
+    const junk = await issuesOf({ skip: true, junk: 'x'.repeat(900 * 1024) })
+    assert.deepEqual(paths(junk), ['reply'])
+    const within = await parseReply({ answers: { notes: ['x'.repeat(MAX_REPLY_BYTES - 100)] } })
+    assert.lengthOf((within as AnswersReply).answers.notes[0], MAX_REPLY_BYTES - 100)
+  })
+})
+
+test.group('Reply | field paths', () => {
+  test('{path} -> {expected}')
+    .with([
+      { path: 'editedInput.(root)', expected: 'editedInput' },
+      { path: 'editedInput.branch', expected: 'editedInput.branch' },
+      { path: 'editedInput.items[0]', expected: 'editedInput.items.0' },
+      { path: 'editedInput.a[1][2].b', expected: 'editedInput.a.1.2.b' },
+      { path: 'answers.amount.0', expected: 'answers.amount.0' },
+    ])
+    .run(({ assert }, { path, expected }) => {
+      assert.equal(replyFieldPath(path), expected)
+    })
 })
 
 test.group('Reply | normalizeReply', () => {

@@ -66,7 +66,14 @@ test.group('Values | typed rules', () => {
     assert.isNull(checkTypedValue({ type: 'email' }, 'ada@example.com'))
     assert.equal(checkTypedValue({ type: 'email' }, 'ada'), 'must be an email address')
     assert.isNull(checkTypedValue({ type: 'url' }, 'https://adonisjs.com/docs'))
-    assert.equal(checkTypedValue({ type: 'url' }, 'adonisjs.com'), 'must be an absolute URL')
+    assert.equal(
+      checkTypedValue({ type: 'url' }, 'adonisjs.com'),
+      'must be an absolute http(s) URL'
+    )
+    assert.isNull(checkTypedValue({ type: 'url' }, 'http://localhost:3333/'))
+    for (const unsafe of ['javascript:alert(1)', 'data:text/html,hi', 'file:///etc/passwd']) {
+      assert.equal(checkTypedValue({ type: 'url' }, unsafe), 'must be an absolute http(s) URL')
+    }
     assert.equal(checkTypedValue({ type: 'text', min: 3 }, 'ab'), 'length must be at least 3')
     assert.equal(checkTypedValue({ type: 'text', max: 3 }, 'abcd'), 'length must be at most 3')
     assert.isNull(checkTypedValue({ type: 'text', pattern: '^[a-z]+$' }, 'abc'))

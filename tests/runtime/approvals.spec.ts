@@ -160,6 +160,40 @@ test.group(`Runtime approvals | ${dbName()}`, (group) => {
     assert.equal((row.outcome as DecisionOutcome).reason, 'Not on a Friday')
   })
 
+  test('errors of edited args name their fields with dotted paths, like answers', async ({
+    assert,
+  }) => {
+    const tag = defineTool({
+      name: 'tag',
+      description: 'Tag a release',
+      kind: 'action',
+      input: vine.object({ branch: vine.string(), items: vine.array(vine.string()) }),
+      handle: async () => 'tagged',
+    })
+    const model = scriptedModel([[call('t1', 'tag', { branch: 'main', items: ['v1'] })]])
+    const agents = createAgents({
+      agents: [defineAgent({ name: 'tagger', model, instructions: 'Tag.', tools: [tag] })],
+    })
+    const run = await agents.start('tagger', { input: 'tag', owner: 'user:1' })
+    await agents.idle()
+    const [row] = await rowsOf(run.id)
+
+    const error = await agents.inbox
+      .settle(
+        row.id,
+        { approved: true, editedInput: { branch: 3, items: ['v2', 4] } },
+        { by: 'user:1', via: 'api' }
+      )
+      .catch((caught) => caught)
+    assert.instanceOf(error, InvalidReplyException)
+    assert.sameMembers(
+      (error as InvalidReplyException).errors.map((issue) => issue.path),
+      ['editedInput.branch', 'editedInput.items.1']
+    )
+    await agents.cancel(run.id)
+    await agents.idle()
+  })
+
   test('edited args are re-validated, run as edited, and the model is told', async ({ assert }) => {
     const { model, runtime, executions } = setup([
       [call('d1', 'deploy', { branch: 'main' })],
@@ -205,7 +239,8 @@ test.group(`Runtime approvals | ${dbName()}`, (group) => {
     const result = toolResultOf(model.doGenerateCalls[1], 'd1')
     assert.include(result.value, 'The person approved the call to "deploy".')
     assert.include(result.value, 'The person edited the arguments before approving')
-    assert.include(result.value, '{"deployed":"release"}')
+    // What comes back from args a person typed is fenced as untrusted, like their other text
+    assert.include(result.value, '```untrusted\n{"deployed":"release"}\n```')
 
     await row.refresh()
     assert.equal(row.status, 'approved')

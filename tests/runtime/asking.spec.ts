@@ -169,6 +169,54 @@ test.group(`Runtime asking | ${dbName()}`, (group) => {
     assert.include(refused.value, 'state every assumption')
   })
 
+  test("config limits are every agent's defaults; an agent's own limits win per key", async ({
+    assert,
+  }) => {
+    const five = {
+      questions: ['a', 'b', 'c', 'd', 'e'].map(
+        (id) => choice(id, `Pick ${id}?`, ['One', 'Two']).questions[0]
+      ),
+    }
+    const roomy = scriptedModel([[ask('r1', five)]])
+    const strict = scriptedModel([[ask('s1', five)], [say('Asked nothing.')]])
+    const agents = createAgents({
+      limits: { maxQuestions: 10, askBudget: 5 },
+      agents: [
+        defineAgent({ name: 'roomy', model: roomy, instructions: 'Help.' }),
+        defineAgent({
+          name: 'strict',
+          model: strict,
+          instructions: 'Help.',
+          ask: { limits: { maxQuestions: 2 } },
+        }),
+      ],
+    })
+    const description = (model: typeof roomy) =>
+      JSON.stringify(model.doGenerateCalls[0].tools?.find((tool) => tool.name === 'ask'))
+
+    // Five questions are within the config's ten: the ask becomes a pending row
+    const run = await agents.start('roomy', { input: 'scaffold', owner: 'user:1' })
+    await agents.idle()
+    await run.refresh()
+    assert.equal(run.status, 'waiting')
+    const [row] = await rowsOf(run.id)
+    assert.equal(row.status, 'pending')
+    assert.lengthOf((row.request as { questions: unknown[] }).questions, 5)
+    assert.include(description(roomy), 'at most 10 questions per call')
+    assert.equal(agents.definitions.get('roomy')!.limits.askBudget, 5)
+
+    // The agent's own maxQuestions wins; the keys it left alone come from config
+    const strictRun = await agents.start('strict', { input: 'scaffold', owner: 'user:1' })
+    await agents.idle()
+    const refused = toolResultOf(strict.doGenerateCalls[1], 's1')
+    assert.equal(refused.type, 'error-text')
+    assert.include(refused.value, 'must hold at most 2 questions')
+    assert.include(description(strict), 'at most 2 questions per call')
+    assert.equal(agents.definitions.get('strict')!.limits.askBudget, 5)
+    await strictRun.refresh()
+    assert.equal(strictRun.status, 'completed')
+  })
+
   test('a malformed ask goes back to the model with the path, and its fix is asked', async ({
     assert,
   }) => {

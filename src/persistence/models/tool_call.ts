@@ -119,3 +119,18 @@ export class ToolCall extends BaseModel {
     row.attempt ??= 1
   }
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu
+
+/**
+ * Whether a value can be a row id: rows get UUIDs (`assignId`), so anything
+ * else names no row and is answered as such without reaching SQL, where a
+ * NUL byte or a megabyte of text is an error rather than "no such row".
+ *
+ * @example
+ * isRowId('0b0e3c9e-3f5e-4b4e-9a57-2f1d8e0c6d11') // true
+ * isRowId('%00') // false
+ */
+export function isRowId(value: unknown): value is string {
+  return typeof value === 'string' && UUID.test(value)
+}

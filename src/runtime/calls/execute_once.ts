@@ -30,6 +30,8 @@ export async function executeOnce(
 ): Promise<ToolOutput> {
   const { run } = context
   const prefix = approvalText ? `${approvalText}\n` : ''
+  // Args a person edited may come back in the result: fence it like their other text
+  const edited = args !== row.request.args
   if (row.execution === 'running') {
     await ToolCall.query()
       .where('id', row.id)
@@ -39,9 +41,9 @@ export async function executeOnce(
   }
   switch (row.execution) {
     case 'succeeded':
-      return { type: 'text', value: `${prefix}${resultText(row.result)}` }
+      return { type: 'text', value: `${prefix}${resultText(row.result, edited)}` }
     case 'failed':
-      return errorOutput(`${prefix}${resultText(row.result)}`)
+      return errorOutput(`${prefix}${resultText(row.result, edited)}`)
     case 'interrupted':
       return errorOutput(
         `${prefix}The "${definition.name}" call was interrupted by a process restart while it ran. It may or may not have taken effect, and it was not run again. Check its effect before calling it again.`
@@ -62,7 +64,7 @@ export async function executeOnce(
     runId: run.id,
     ownerId: run.ownerId,
     toolCallId: row.toolCallId ?? row.id,
-    argsEdited: args !== row.request.args,
+    argsEdited: edited,
   }
   let execution: 'succeeded' | 'failed'
   let result: unknown
@@ -87,16 +89,21 @@ export async function executeOnce(
   }
   Object.assign(row, { execution, result })
   debug('run %s: %s %s', run.id, definition.name, execution)
-  const text = `${prefix}${resultText(result)}`
+  const text = `${prefix}${resultText(result, edited)}`
   return execution === 'succeeded' ? { type: 'text', value: text } : errorOutput(text)
 }
 
 /**
  * A tool's stored result as the model reads it. Results are data from the
- * tool, and tools may echo outside text, so error text is quoted.
+ * tool, and tools may echo outside text, so error text is quoted; so is the
+ * whole result of a call whose args a person edited.
  */
-export function resultText(result: unknown): string {
+export function resultText(result: unknown, edited = false): string {
   const stored = (result ?? {}) as { value?: unknown; error?: string }
   if (stored.error !== undefined) return `The tool failed:\n${quoteUntrusted(stored.error)}`
-  return typeof stored.value === 'string' ? stored.value : JSON.stringify(stored.value ?? null)
+  const text =
+    typeof stored.value === 'string' ? stored.value : JSON.stringify(stored.value ?? null)
+  return edited
+    ? `The tool returned, for the args the person edited:\n${quoteUntrusted(text)}`
+    : text
 }

@@ -7,8 +7,20 @@
 
 import type { ChangeEvent } from 'react'
 import type { Question } from 'adonis-agent-inbox/types'
+import { patternProblem } from 'adonis-agent-inbox/questions/client'
 import { stopEnter } from './card_parts'
 import { freeTextType, toDateInput, toDatetimeLocal } from './form_state'
+
+/**
+ * The pattern to hand the browser's `<input pattern>`, which runs it with a
+ * backtracking engine on every keystroke: only one the package's own rule
+ * accepts (docs/design.md §3.6), so a pattern stored before that rule
+ * cannot freeze the tab. The server checks the value either way.
+ */
+function browserPattern(question: Question): string | undefined {
+  const pattern = question.input?.pattern
+  return pattern !== undefined && patternProblem(pattern) === null ? pattern : undefined
+}
 
 type TypedInputProps = {
   id: string
@@ -82,7 +94,7 @@ export function TypedInput(props: TypedInputProps) {
           type={type === 'email' ? 'email' : type === 'url' ? 'url' : 'text'}
           inputMode={type === 'email' ? 'email' : type === 'url' ? 'url' : undefined}
           placeholder={props.placeholder ?? input?.placeholder}
-          pattern={type === 'text' ? input?.pattern : undefined}
+          pattern={type === 'text' ? browserPattern(question) : undefined}
           minLength={typeof min === 'number' ? min : undefined}
           maxLength={typeof max === 'number' ? max : undefined}
           autoComplete="off"
