@@ -7,6 +7,7 @@
  * `Agents.retry` clears the journal for a new attempt.
  */
 
+import { createHash } from 'node:crypto'
 import type { ModelMessage } from 'ai'
 import { JournalRow } from '../persistence/models/journal_row.ts'
 
@@ -60,4 +61,31 @@ export type OnCheckpoint = (point: CheckpointPoint, runId: string) => void | Pro
  */
 export function journalRows(runId: string): Promise<JournalRow[]> {
   return JournalRow.query().where('run_id', runId).orderBy('sequence', 'asc')
+}
+
+/**
+ * The longest tool-call id stored as the model sent it. A model may send
+ * an id of any length; the columns that hold one (a row's `tool_call_id`,
+ * a journal key) are bounded, so a longer id is stored as its digest. The
+ * journal's payloads keep the id as sent, for the transcript.
+ */
+const MAX_STORED_ID = 80
+
+/**
+ * A tool-call id as the tables store it.
+ *
+ * @example
+ * storedCallId('call_1') // 'call_1'
+ * storedCallId('x'.repeat(200)) // 'sha256:…' (71 characters)
+ */
+export function storedCallId(id: string): string {
+  if (id.length <= MAX_STORED_ID) return id
+  return `sha256:${createHash('sha256').update(id).digest('hex')}`
+}
+
+/**
+ * The journal key of a tool call's result in a step.
+ */
+export function resultKey(step: number, toolCallId: string): string {
+  return `step:${step}:tool:${storedCallId(toolCallId)}`
 }

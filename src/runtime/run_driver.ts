@@ -33,7 +33,7 @@ import { CANCELLED, WAIT, type CallContext } from './calls/context.ts'
 import { handleIntake } from './calls/intake.ts'
 import { toolset } from './calls/toolset.ts'
 import type { AgentDefinition } from './define_agent.ts'
-import type { JournalPayloads, OnCheckpoint } from './journal.ts'
+import { resultKey, storedCallId, type JournalPayloads, type OnCheckpoint } from './journal.ts'
 import { buildMessages, renderInput } from './journal_messages.ts'
 import { Lease } from './lease.ts'
 import { RUN_FAILURES } from '../errors.ts'
@@ -190,8 +190,14 @@ export class RunDriver {
             .map((entry) => (entry.payload as JournalPayloads['tool-result']).toolCallId)
         )
         for (const call of payload.toolCalls) {
+          /*
+           * A call whose id an earlier call of the step already used gets
+           * that call's result (the model's ids should be unique; a repeat
+           * must not wedge the run on the journal's unique key).
+           */
           if (call.invalid || done.has(call.toolCallId)) continue
-          const row = rows.find((candidate) => candidate.toolCallId === call.toolCallId)
+          const stored = storedCallId(call.toolCallId)
+          const row = rows.find((candidate) => candidate.toolCallId === stored)
           const output =
             call.toolName === ASK_TOOL_NAME
               ? await handleAsk(context, call, row)
@@ -199,11 +205,12 @@ export class RunDriver {
           if (output === WAIT) return this.#state.wait(run)
           if (output === CANCELLED) return 'cancelled'
           const refused = await this.#append(memory, {
-            key: `step:${step}:tool:${call.toolCallId}`,
+            key: resultKey(step, call.toolCallId),
             kind: 'tool-result',
             payload: { step, toolCallId: call.toolCallId, toolName: call.toolName, output },
           })
           if (refused) return refused
+          done.add(call.toolCallId)
           await this.#onCheckpoint?.('after-result-saved', run.id)
         }
         if (payload.toolCalls.length === 0) return this.#state.complete(run, payload.text)

@@ -10,7 +10,7 @@ import { hashArgs } from '../../inbox/args_hash.ts'
 import type { RecordedCall } from '../../inbox/inbox.ts'
 import type { ToolCall } from '../../persistence/models/tool_call.ts'
 import type { DecisionOutcome } from '../../questions/types.ts'
-import type { SavedToolCall } from '../journal.ts'
+import { storedCallId, type SavedToolCall } from '../journal.ts'
 import { CANCELLED, errorOutput, WAIT, type CallContext, type CallResult } from './context.ts'
 import { executeOnce } from './execute_once.ts'
 import { expiry, openWait, recordCall } from './waits.ts'
@@ -41,7 +41,7 @@ export async function handleAppTool(
     const recorded = {
       kind: definition.kind,
       toolName: definition.name,
-      toolCallId: call.toolCallId,
+      toolCallId: storedCallId(call.toolCallId),
       args: checked.value,
       summary: definition.summarize(checked.value),
     } satisfies RecordedCall

@@ -13,7 +13,7 @@ import { checkAskBudget } from '../../questions/budget.ts'
 import type { QuestionOutcome } from '../../questions/types.ts'
 import { validateQuestionSet } from '../../questions/validate.ts'
 import debug from '../../debug.ts'
-import type { SavedToolCall } from '../journal.ts'
+import { storedCallId, type SavedToolCall } from '../journal.ts'
 import { CANCELLED, errorOutput, WAIT, type CallContext, type CallResult } from './context.ts'
 import { canAsk } from './toolset.ts'
 import { expiry, openWait, recall } from './waits.ts'
@@ -49,7 +49,7 @@ export async function handleAsk(
     kind: 'ask',
     set: checked.value,
     toolName: ASK_TOOL_NAME,
-    toolCallId: call.toolCallId,
+    toolCallId: storedCallId(call.toolCallId),
   } satisfies WaitRequest
   if (recalled) {
     debug('run %s: ask %s answered from memory', run.id, call.toolCallId)

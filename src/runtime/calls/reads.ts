@@ -11,7 +11,7 @@
 
 import type { ExecutedCall } from '../../inbox/inbox.ts'
 import { ASK_TOOL_NAME } from '../../questions/ask_tool.ts'
-import type { SavedToolCall, ToolOutput } from '../journal.ts'
+import { resultKey, storedCallId, type SavedToolCall, type ToolOutput } from '../journal.ts'
 import type { NewEntry, RowWriter } from '../run_memory.ts'
 import type { CallContext } from './context.ts'
 import { errorOutput } from './context.ts'
@@ -60,7 +60,7 @@ export async function runReads(
     executed.push({
       kind: 'read',
       toolName: definition.name,
-      toolCallId: call.toolCallId,
+      toolCallId: storedCallId(call.toolCallId),
       args: checked.value,
       summary: definition.summarize(checked.value),
       execution,
@@ -70,7 +70,7 @@ export async function runReads(
     const output: ToolOutput =
       execution === 'succeeded' ? { type: 'text', value: text } : errorOutput(text)
     entries.push({
-      key: `step:${step}:tool:${call.toolCallId}`,
+      key: resultKey(step, call.toolCallId),
       kind: 'tool-result',
       payload: { step, toolCallId: call.toolCallId, toolName: call.toolName, output },
     })
