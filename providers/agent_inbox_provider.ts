@@ -21,6 +21,7 @@ import '../src/types/extended.ts'
 
 export default class AgentInboxProvider {
   #sweeper?: NodeJS.Timeout
+  #recoverer?: NodeJS.Timeout
   /** Set once the runtime was built, so shutdown never builds one just to stop it */
   #agents?: Agents
   /** Stops the live broadcasts at shutdown */
@@ -88,6 +89,7 @@ export default class AgentInboxProvider {
         limits: config.limits,
         leaseTtl: config.leaseTtl,
         executor: config.executor,
+        logger: await this.app.container.make('logger'),
         events: emitter,
       })
       await this.#startLive(config, emitter)
@@ -117,6 +119,18 @@ export default class AgentInboxProvider {
     const config = await this.#config()
     const agents = await this.app.container.make('agents.runtime')
     if (config?.recoverOnStart) await agents.recover()
+    /*
+     * Runs stranded while this process lives (a drive that failed past its
+     * retries, a worker killed within its lease, a resume lost with the
+     * process that settled) are picked up here, the lease deciding who
+     * drives: no run waits for a restart.
+     */
+    if (config?.recoverInterval) {
+      this.#recoverer = setInterval(() => {
+        agents.recover().catch((error) => debug('recovery failed %O', error))
+      }, config.recoverInterval)
+      this.#recoverer.unref()
+    }
     if (config?.sweepInterval) {
       this.#sweeper = setInterval(() => {
         agents.sweep().catch((error) => debug('sweep failed %O', error))
@@ -127,6 +141,7 @@ export default class AgentInboxProvider {
 
   async shutdown() {
     clearInterval(this.#sweeper)
+    clearInterval(this.#recoverer)
     this.#live?.stop()
     await this.#agents?.idle()
   }

@@ -49,6 +49,7 @@ export function defineConfig(
     sweepInterval: config.sweepInterval ?? 30_000,
     leaseTtl: config.leaseTtl ?? 60_000,
     recoverOnStart: config.recoverOnStart ?? true,
+    recoverInterval: config.recoverInterval ?? 60_000,
     inbox: config.inbox ?? {},
     live: config.live === false ? false : typeof config.live === 'object' ? config.live : {},
     executor: config.executor,

@@ -27,6 +27,12 @@ export type AgentInboxConfig = {
   leaseTtl?: number
   /** Resume runs left behind by a dead process when the app is ready. Default true */
   recoverOnStart?: boolean
+  /**
+   * How often (ms) the web server looks for stranded runs (a lapsed lease,
+   * waiting with nothing pending, queued and never started) and resumes
+   * them; 0 turns it off. Default 60 s
+   */
+  recoverInterval?: number
   /** Who may see and settle rows over HTTP; defaults: auth user id, run owner */
   inbox?: Partial<InboxAccess>
   /**
@@ -53,6 +59,7 @@ export type ResolvedAgentInboxConfig = {
   sweepInterval: number
   leaseTtl: number
   recoverOnStart: boolean
+  recoverInterval: number
   inbox: Partial<InboxAccess>
   live: LiveOptions | false
   executor?: (driver: RunDriver) => RunExecutor

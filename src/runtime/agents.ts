@@ -17,7 +17,7 @@ import type { QuestionLimits } from '../questions/types.ts'
 import { DEFAULT_LIMITS, resolveLimits } from '../questions/values.ts'
 import debug from '../debug.ts'
 import type { AgentDefinition } from './define_agent.ts'
-import { InlineExecutor, type RunExecutor } from './executor.ts'
+import { InlineExecutor, type ExecutorLogger, type RunExecutor } from './executor.ts'
 import { journalRows } from './journal.ts'
 import { RunDriver, type RunDriverOptions } from './run_driver.ts'
 
@@ -30,6 +30,8 @@ export type AgentsOptions = {
   onCheckpoint?: RunDriverOptions['onCheckpoint']
   /** Build another executor (a queue) around the driver; inline by default */
   executor?: (driver: RunDriver) => RunExecutor
+  /** The app's logger: drives that fail are reported here */
+  logger?: ExecutorLogger
 }
 
 export type StartOptions = {
@@ -89,7 +91,8 @@ export class Agents {
       owner: options.owner,
       onCheckpoint: options.onCheckpoint,
     })
-    this.executor = options.executor?.(this.driver) ?? new InlineExecutor(this.driver)
+    this.executor =
+      options.executor?.(this.driver) ?? new InlineExecutor(this.driver, { logger: options.logger })
   }
 
   /**

@@ -1,0 +1,56 @@
+/*
+ * Which database errors are worth retrying: the connection went away or
+ * could not be had, the database was busy or locked, or a transaction lost
+ * a deadlock or a serialization race. A drive that fails on one of these
+ * is retried with backoff (executor.ts); anything else is a bug or a
+ * misconfiguration and is logged instead. The codes are the drivers' own:
+ * node's socket errors, PostgreSQL's SQLSTATEs, MySQL's names, SQLite's.
+ */
+
+const TRANSIENT_CODES = new Set([
+  // sockets
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  // PostgreSQL: serialization failure, deadlock, shutdown, too many connections
+  '40001',
+  '40P01',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  // MySQL / MariaDB
+  'PROTOCOL_CONNECTION_LOST',
+  'ER_LOCK_DEADLOCK',
+  'ER_LOCK_WAIT_TIMEOUT',
+  'ER_CON_COUNT_ERROR',
+  'ER_SERVER_SHUTDOWN',
+  // SQLite
+  'SQLITE_BUSY',
+  'SQLITE_BUSY_SNAPSHOT',
+  'SQLITE_LOCKED',
+])
+
+const TRANSIENT_MESSAGES = [
+  /Connection terminated/i,
+  /Knex: Timeout acquiring a connection/i,
+  /connection is closed|Can't add new command when connection is in closed state/i,
+  /server closed the connection unexpectedly/i,
+]
+
+/**
+ * Whether an error is a passing database condition, worth a retry.
+ *
+ * @example
+ * isTransient(Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' })) // true
+ */
+export function isTransient(error: unknown): boolean {
+  if (!error || typeof error !== 'object') return false
+  const { code, message } = error as { code?: unknown; message?: unknown }
+  if (typeof code === 'string' && (TRANSIENT_CODES.has(code) || code.startsWith('08'))) return true
+  return typeof message === 'string' && TRANSIENT_MESSAGES.some((pattern) => pattern.test(message))
+}
