@@ -48,11 +48,7 @@ export type ExpiryBatch = {
   cancelledRunIds: string[]
 }
 
-/**
- * Points inside a batch's transaction, for the crash tests: `rows` after
- * the rows' update, `runs` after the runs were cancelled, both before the
- * commit.
- */
+/** Inside a batch's transaction (crash tests): after the rows' update, after the runs' */
 export type ExpiryStep = 'rows' | 'runs'
 
 export type ExpiryOptions = {
@@ -153,28 +149,38 @@ export async function cancelRuns(
 }
 
 /**
- * One batch of runs with a due `cancel` row: lock the runs (skipping those
- * another transaction holds), then those rows.
+ * One batch of runs with a due `cancel` row: lock the runs, skipping those
+ * another transaction holds (paging past a batch another sweeper has), then
+ * those rows. `claimed` counts the candidates looked at, so the sweep goes
+ * on while there may be more.
  */
 async function cancelBatch(trx: TransactionClientContract, size: number, options: ExpiryOptions) {
-  const candidates = await dueRows(trx.from(ToolCall.table), options.now)
-    .where('on_expiry', 'cancel')
-    .whereNotNull('run_id')
-    .distinct('run_id')
-    .orderBy('run_id')
-    .limit(size)
-  const runIds = candidates.map((candidate: { run_id: string }) => candidate.run_id)
-  const runs = await lockRuns(trx, runIds, 'skip')
-  if (runs.length === 0) return { batch: emptyBatch(), claimed: 0 }
-  const lockedIds = runs.map((run) => run.id)
-  const rows = await lock(
-    trx,
-    dueRows(ToolCall.query({ client: trx }), options.now)
-      .whereIn('run_id', lockedIds)
-      .where('on_expiry', 'cancel'),
-    'wait'
-  )
-  return { batch: await writeBatch(trx, rows, runs, options), claimed: runs.length }
+  for (let offset = 0; ; offset += size) {
+    const candidates = await dueRows(trx.from(ToolCall.table), options.now)
+      .where('on_expiry', 'cancel')
+      .whereNotNull('run_id')
+      .distinct('run_id')
+      .orderBy('run_id')
+      .offset(offset)
+      .limit(size)
+    const runs = await lockRuns(
+      trx,
+      candidates.map((candidate: { run_id: string }) => candidate.run_id),
+      'skip'
+    )
+    if (runs.length === 0 && candidates.length === size) continue
+    const rows = await lock(
+      trx,
+      dueRows(ToolCall.query({ client: trx }), options.now)
+        .whereIn(
+          'run_id',
+          runs.map((run) => run.id)
+        )
+        .where('on_expiry', 'cancel'),
+      'wait'
+    )
+    return { batch: await writeBatch(trx, rows, runs, options), claimed: candidates.length }
+  }
 }
 
 /**
@@ -207,7 +213,7 @@ async function writeBatch(
   options: Omit<ExpiryOptions, 'batchSize' | 'onBatch'>
 ): Promise<ExpiryBatch> {
   const now = options.now
-  if (expiring.length === 0) return emptyBatch()
+  if (expiring.length === 0) return { expired: [], cancelledRunIds: [] }
 
   const changes = {
     status: 'expired' as const,
@@ -266,9 +272,7 @@ function outcomeColumn(trx: TransactionClientContract, byOutcome: Map<string, To
   return trx.knexRawQuery(`CASE ${arms.join(' ')} END`, bindings)
 }
 
-/**
- * Pending rows whose expiry is at or before `now`.
- */
+/** Pending rows whose expiry is at or before `now` */
 function dueRows<Query extends DatabaseQueryBuilderContract | ModelQueryBuilderContract<any>>(
   query: Query,
   now: DateTime
@@ -297,10 +301,7 @@ async function lockRuns(
   return query
 }
 
-/**
- * A row query as a locking read on PostgreSQL and MySQL (SQLite holds the
- * write lock already).
- */
+/** A row query as a locking read; SQLite holds the write lock already */
 function lock<Query extends ModelQueryBuilderContract<typeof ToolCall>>(
   trx: TransactionClientContract,
   query: Query,
@@ -340,8 +341,4 @@ async function inTransaction<T>(work: (trx: TransactionClientContract) => Promis
       debug('expiry batch: %s, trying again (%d)', code, attempt)
     }
   }
-}
-
-function emptyBatch(): ExpiryBatch {
-  return { expired: [], cancelledRunIds: [] }
 }
