@@ -4,22 +4,17 @@
  * the `cancel` policy in the same transaction, so a sweep killed between
  * two statements never leaves an expired-with-cancel row whose run goes on.
  *
- * A batch is one transaction: lock the rows (and runs) it will write,
- * compute every outcome with the pure model, write them all with one
- * conditional UPDATE, cancel runs, commit. Which rows this call won is the
- * set it locked, which is correct on each database for its own reason:
- *
- * - PostgreSQL and MySQL: `SELECT … FOR UPDATE SKIP LOCKED`. Two sweepers
- *   share the work instead of racing (each skips the other's batch), and a
- *   person's settle (one conditional UPDATE of one row) waits for the lock,
- *   then finds the row no longer pending and loses. MySQL runs the batch in
- *   READ COMMITTED, so its locking reads take no gap locks that another
- *   sweeper's index writes could deadlock on.
- * - SQLite has no row locks: the batch's first statement is a write that
- *   changes nothing, which takes the database's write lock (a deferred
- *   transaction that read first could not upgrade once another process
- *   wrote), so every read after it sees the latest rows and nothing writes
- *   until the batch commits.
+ * A batch is one transaction (../persistence/batch_transaction.ts): lock
+ * the rows (and runs) it will write, compute every outcome with the pure
+ * model, write them all with one conditional UPDATE, cancel runs, commit.
+ * Which rows this call won is the set it locked, correct on each database
+ * for its own reason. On PostgreSQL and MySQL, `SELECT … FOR UPDATE SKIP
+ * LOCKED`: two sweepers share the work instead of racing (each skips the
+ * other's batch), and a person's settle (one conditional UPDATE of one
+ * row) waits for the lock, then finds the row no longer pending and loses.
+ * SQLite has no row locks: the batch takes the database's write lock
+ * first, so what it reads is what it writes, and the person's UPDATE runs
+ * before or after the batch, never between.
  *
  * Locks are taken runs before rows, as `cancelRuns` callers and the
  * driver's checkpoints take them, so nothing waits in a cycle: the batches
@@ -36,6 +31,7 @@ import { affectedRows, preparedColumns } from '../persistence/prepared_columns.t
 import { settleExpired } from '../questions/settle.ts'
 import type { QuestionLimits } from '../questions/types.ts'
 import { waitOf } from './wait.ts'
+import { batchTransaction, hasRowLocks } from '../persistence/batch_transaction.ts'
 import debug from '../debug.ts'
 
 /**
@@ -65,10 +61,6 @@ export type ExpiryOptions = {
 
 export const EXPIRY_BATCH_SIZE = 500
 
-/** Lock errors worth running a batch again for: it is idempotent */
-const RETRYABLE = new Set(['40P01', '40001', 'ER_LOCK_DEADLOCK', 'SQLITE_BUSY'])
-const ATTEMPTS = 3
-
 type Lock = 'skip' | 'wait'
 
 /**
@@ -81,7 +73,7 @@ export async function sweepDue(options: ExpiryOptions): Promise<ToolCall[]> {
   const settled: ToolCall[] = []
   for (const next of [cancelBatch, rowsBatch]) {
     for (;;) {
-      const { batch, claimed } = await inTransaction((trx) => next(trx, size, options))
+      const { batch, claimed } = await batchTransaction(ToolCall, (trx) => next(trx, size, options))
       settled.push(...batch.expired)
       if (batch.expired.length > 0) await options.onBatch?.(batch)
       // A short batch means nothing more is due, or another sweeper holds it
@@ -101,7 +93,7 @@ export async function expireRow(
   row: ToolCall,
   options: Omit<ExpiryOptions, 'batchSize' | 'onBatch'>
 ): Promise<ExpiryBatch> {
-  const batch = await inTransaction(async (trx) => {
+  const batch = await batchTransaction(ToolCall, async (trx) => {
     const runIds = row.onExpiry === 'cancel' && row.runId ? [row.runId] : []
     const runs = await lockRuns(trx, runIds, 'wait')
     const rows = await lock(
@@ -311,34 +303,4 @@ function lock<Query extends ModelQueryBuilderContract<typeof ToolCall>>(
   query.forUpdate()
   if (mode === 'skip') query.skipLocked()
   return query
-}
-
-function hasRowLocks(trx: TransactionClientContract) {
-  return trx.dialect.name === 'postgres' || trx.dialect.name === 'mysql'
-}
-
-/**
- * Runs a batch in its own transaction, set up as the module comment says,
- * again (a few times) when the database broke a lock cycle or a busy wait.
- */
-async function inTransaction<T>(work: (trx: TransactionClientContract) => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    const client = ToolCall.$adapter.modelConstructorClient(ToolCall)
-    const trx = await client.transaction(
-      client.dialect.name === 'mysql' ? { isolationLevel: 'read committed' } : {}
-    )
-    try {
-      if (!hasRowLocks(trx)) {
-        await trx.from(ToolCall.table).whereRaw('1 = 0').update({ status: 'pending' })
-      }
-      const result = await work(trx)
-      await trx.commit()
-      return result
-    } catch (error) {
-      await trx.rollback()
-      const code = (error as { code?: string }).code
-      if (attempt >= ATTEMPTS || !code || !RETRYABLE.has(code)) throw error
-      debug('expiry batch: %s, trying again (%d)', code, attempt)
-    }
-  }
 }
