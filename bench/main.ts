@@ -10,6 +10,7 @@
 import { parseArgs } from 'node:util'
 import { createTestApp, type DbName } from '../tests/helpers/database.ts'
 import { measureDurableStep, measureGrowth } from './durable_step.ts'
+import { measureExpirySweep } from './expiry_sweep.ts'
 import { measureHttpSettle } from './http_settle.ts'
 import { measureInboxPage } from './inbox_page.ts'
 import { formatNumber, formatSpread, table, type Row } from './stats.ts'
@@ -23,13 +24,23 @@ const { values } = parseArgs({
 
 const quick = values.quick
 const sizes = quick
-  ? { steps: 20, repetitions: 3, growthSteps: 60, settleRows: 100, pageSizes: [1_000, 10_000] }
+  ? {
+      steps: 20,
+      repetitions: 3,
+      growthSteps: 60,
+      settleRows: 100,
+      pageSizes: [1_000, 10_000],
+      sweepRows: 1_000,
+      sweepRepetitions: 1,
+    }
   : {
       steps: 200,
       repetitions: 5,
       growthSteps: 1000,
       settleRows: 500,
       pageSizes: [10_000, 1_000_000],
+      sweepRows: 10_000,
+      sweepRepetitions: 3,
     }
 
 const rows: Record<string, Row> = {}
@@ -97,6 +108,25 @@ for (const name of values.db.split(',').map((item) => item.trim()) as DbName[]) 
       '≤ 1.3×',
       name,
       `${formatNumber(largest.pending.inbox.median / smallest.pending.inbox.median)}×`
+    )
+
+    const sweepRows = sizes.sweepRows.toLocaleString('en')
+    console.error(`${name}: expiry sweep of ${sweepRows} rows, 2 sweeper processes`)
+    const sweep = await measureExpirySweep({
+      rows: sizes.sweepRows,
+      repetitions: sizes.sweepRepetitions,
+    })
+    cell(
+      `expiry sweep, 2 sweepers at once: ${sweepRows} rows (s; rows/s)`,
+      '10,000 rows ≤ 10 s',
+      name,
+      `${formatSpread(sweep.seconds)} s; ${formatNumber(sweep.rowsPerSecond.median)}/s`
+    )
+    cell(
+      `floor: one UPDATE … WHERE id IN (500 ids) × rows/500 (s; ms a batch)`,
+      '',
+      name,
+      `${formatNumber(sweep.floorSeconds)} s; ${formatSpread(sweep.floorBatch)} ms`
     )
   } finally {
     await testApp.terminate()

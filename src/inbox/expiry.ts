@@ -23,7 +23,6 @@
 
 import { type DateTime } from 'luxon'
 import type { TransactionClientContract } from '@adonisjs/lucid/types/database'
-import type { ModelQueryBuilderContract } from '@adonisjs/lucid/types/model'
 import type { DatabaseQueryBuilderContract } from '@adonisjs/lucid/types/querybuilder'
 import { AgentRun, FINISHED_RUN_STATUSES, isFinished } from '../persistence/models/agent_run.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
@@ -98,7 +97,7 @@ export async function expireRow(
     const runs = await lockRuns(trx, runIds, 'wait')
     const rows = await lock(
       trx,
-      ToolCall.query({ client: trx }).where('id', row.id).where('status', 'pending'),
+      trx.from(ToolCall.table).where('id', row.id).where('status', 'pending'),
       'wait'
     )
     return writeBatch(trx, rows, runs, options)
@@ -148,22 +147,20 @@ export async function cancelRuns(
  */
 async function cancelBatch(trx: TransactionClientContract, size: number, options: ExpiryOptions) {
   for (let offset = 0; ; offset += size) {
+    // In the expiry index's order, so the scan stops at the page (a run may repeat)
     const candidates = await dueRows(trx.from(ToolCall.table), options.now)
       .where('on_expiry', 'cancel')
       .whereNotNull('run_id')
-      .distinct('run_id')
-      .orderBy('run_id')
+      .select('run_id')
+      .orderBy('expires_at')
       .offset(offset)
       .limit(size)
-    const runs = await lockRuns(
-      trx,
-      candidates.map((candidate: { run_id: string }) => candidate.run_id),
-      'skip'
-    )
+    const runIds = new Set<string>(candidates.map((candidate) => candidate.run_id))
+    const runs = await lockRuns(trx, [...runIds], 'skip')
     if (runs.length === 0 && candidates.length === size) continue
     const rows = await lock(
       trx,
-      dueRows(ToolCall.query({ client: trx }), options.now)
+      dueRows(trx.from(ToolCall.table), options.now)
         .whereIn(
           'run_id',
           runs.map((run) => run.id)
@@ -182,10 +179,9 @@ async function cancelBatch(trx: TransactionClientContract, size: number, options
 async function rowsBatch(trx: TransactionClientContract, size: number, options: ExpiryOptions) {
   const rows = await lock(
     trx,
-    dueRows(ToolCall.query({ client: trx }), options.now)
+    dueRows(trx.from(ToolCall.table), options.now)
       .where((policy) => policy.whereNot('on_expiry', 'cancel').orWhereNull('run_id'))
       .orderBy('expires_at')
-      .orderBy('id')
       .limit(size),
     'skip'
   )
@@ -200,75 +196,78 @@ async function rowsBatch(trx: TransactionClientContract, size: number, options: 
  */
 async function writeBatch(
   trx: TransactionClientContract,
-  expiring: ToolCall[],
+  expiring: Record<string, any>[],
   runs: { id: string; status: string }[],
   options: Omit<ExpiryOptions, 'batchSize' | 'onBatch'>
 ): Promise<ExpiryBatch> {
   const now = options.now
   if (expiring.length === 0) return { expired: [], cancelledRunIds: [] }
 
-  const changes = {
-    status: 'expired' as const,
+  // The rows are read and written as the adapter's columns: a model a row
+  // would cost more than the whole statement, and is made once, for the events
+  const columns = preparedColumns(new ToolCall(), {
+    status: 'expired',
     reply: null,
     answeredBy: null,
-    answeredVia: 'expiry' as const,
+    answeredVia: 'expiry',
     settledAt: now,
     updatedAt: now,
-  }
-  const byOutcome = new Map<string, ToolCall[]>()
-  for (const row of expiring) {
-    const outcome = settleExpired(waitOf(row), row.onExpiry, {
-      answeredBy: null,
-      answeredVia: 'expiry',
-      limits: options.limits,
-    })
-    row.merge({ ...changes, outcome })
-    row.$hydrateOriginals()
-    const column = preparedColumns(row, { outcome }).outcome as string
-    const group = byOutcome.get(column)
-    if (group) group.push(row)
-    else byOutcome.set(column, [row])
-  }
+  })
+  // Rows of the same request, kind and policy expire the same way: computed once
+  const computed = new Map<string, string>()
+  const byOutcome = new Map<string, string[]>()
+  const outcomes = expiring.map((row) => {
+    const request = typeof row.request === 'string' ? row.request : JSON.stringify(row.request)
+    const key = `${row.kind}\n${row.tool_name}\n${row.on_expiry}\n${request}`
+    let outcome = computed.get(key)
+    if (outcome === undefined) {
+      const wait = waitOf({ kind: row.kind, toolName: row.tool_name, request: JSON.parse(request) })
+      const context = { answeredBy: null, answeredVia: 'expiry' as const, limits: options.limits }
+      outcome = JSON.stringify(settleExpired(wait, row.on_expiry, context))
+      computed.set(key, outcome)
+    }
+    const group = byOutcome.get(outcome)
+    if (group) group.push(row.id)
+    else byOutcome.set(outcome, [row.id])
+    return outcome
+  })
   const ids = expiring.map((row) => row.id)
   const written = affectedRows(
     await ToolCall.query({ client: trx })
       .whereIn('id', ids)
       .where('status', 'pending')
-      .update({
-        ...preparedColumns(new ToolCall(), changes),
-        outcome: outcomeColumn(trx, byOutcome),
-      })
+      .update({ ...columns, outcome: outcomeColumn(trx, byOutcome) })
   )
   // The rows are locked by this transaction: anything else is a bug, never a half-written batch
   if (written !== ids.length) throw new Error(`expiry: wrote ${written} of ${ids.length} rows`)
   await options.onWrite?.('rows')
 
-  const expiringRuns = new Set(expiring.map((row) => row.runId))
+  const expiringRuns = new Set(expiring.map((row) => row.run_id))
   const cancelling = runs
     .filter((run) => !isFinished(run.status) && expiringRuns.has(run.id))
     .map((run) => run.id)
   await cancelRuns(trx, cancelling, now)
   if (cancelling.length > 0) await options.onWrite?.('runs')
-  return { expired: expiring, cancelledRunIds: cancelling }
+  const expired = expiring.map((row, index) =>
+    ToolCall.$createFromAdapterResult({ ...row, ...columns, outcome: outcomes[index] })!
+  )
+  return { expired, cancelledRunIds: cancelling }
 }
 
 /**
  * The outcome column of a batch: a value when every row has the same
  * outcome, else `CASE WHEN id IN (…) THEN ? … END`, one arm per outcome.
  */
-function outcomeColumn(trx: TransactionClientContract, byOutcome: Map<string, ToolCall[]>) {
+function outcomeColumn(trx: TransactionClientContract, byOutcome: Map<string, string[]>) {
   const groups = [...byOutcome]
   if (groups.length === 1) return groups[0][0]
-  const arms = groups.map(([, rows]) => `WHEN id IN (${rows.map(() => '?').join(', ')}) THEN ?`)
-  const bindings = groups.flatMap(([outcome, rows]) => [...rows.map((row) => row.id), outcome])
+  const arms = groups.map(([, ids]) => `WHEN id IN (${ids.map(() => '?').join(', ')}) THEN ?`)
+  const bindings = groups.flatMap(([outcome, ids]) => [...ids, outcome])
   return trx.knexRawQuery(`CASE ${arms.join(' ')} END`, bindings)
 }
 
 /** Pending rows whose expiry is at or before `now` */
-function dueRows<Query extends DatabaseQueryBuilderContract | ModelQueryBuilderContract<any>>(
-  query: Query,
-  now: DateTime
-): Query {
+function dueRows(query: DatabaseQueryBuilderContract, now: DateTime) {
   const at = preparedColumns(new ToolCall(), { expiresAt: now }).expires_at
   query.where('status', 'pending').whereNotNull('expires_at').where('expires_at', '<=', at)
   return query
@@ -293,12 +292,13 @@ async function lockRuns(
   return query
 }
 
-/** A row query as a locking read; SQLite holds the write lock already */
-function lock<Query extends ModelQueryBuilderContract<typeof ToolCall>>(
+/** Rows as a locking read (SQLite holds the write lock already), as the adapter returns them */
+function lock(
   trx: TransactionClientContract,
-  query: Query,
+  query: DatabaseQueryBuilderContract,
   mode: Lock
-): Query {
+): Promise<Record<string, any>[]> {
+  query.select('*')
   if (!hasRowLocks(trx)) return query
   query.forUpdate()
   if (mode === 'skip') query.skipLocked()

@@ -253,7 +253,7 @@ export class Agents {
   async #expired(batch: ExpiryBatch, resume: boolean): Promise<string[]> {
     for (const row of batch.expired) await this.#events?.emit('agents:row:settled', { row })
     const cancelled = new Set(batch.cancelledRunIds)
-    if (cancelled.size > 0) {
+    if (cancelled.size > 0 && this.#events) {
       for (const run of await AgentRun.query().whereIn('id', [...cancelled])) {
         await this.#events?.emit('agents:run:cancelled', { run })
       }
