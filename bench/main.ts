@@ -10,6 +10,7 @@
 import { parseArgs } from 'node:util'
 import { createTestApp, type DbName } from '../tests/helpers/database.ts'
 import { measureConcurrentRuns, measureDurableStep, measureGrowth } from './durable_step.ts'
+import { measureExpirySweep } from './expiry_sweep.ts'
 import { measureHttpSettle } from './http_settle.ts'
 import { measureInboxPage } from './inbox_page.ts'
 import { formatNumber, formatSpread, table, type Row } from './stats.ts'
@@ -30,6 +31,8 @@ const sizes = quick
       settleRows: 100,
       pageSizes: [1_000, 10_000],
       concurrentRuns: 100,
+      sweepRows: 1_000,
+      sweepRepetitions: 1,
     }
   : {
       steps: 200,
@@ -38,6 +41,8 @@ const sizes = quick
       settleRows: 500,
       pageSizes: [10_000, 1_000_000],
       concurrentRuns: 1000,
+      sweepRows: 10_000,
+      sweepRepetitions: 3,
     }
 
 const rows: Record<string, Row> = {}
@@ -114,6 +119,25 @@ for (const name of values.db.split(',').map((item) => item.trim()) as DbName[]) 
       '≤ 1.3×',
       name,
       `${formatNumber(largest.pending.inbox.median / smallest.pending.inbox.median)}×`
+    )
+
+    const sweepRows = sizes.sweepRows.toLocaleString('en')
+    console.error(`${name}: expiry sweep of ${sweepRows} rows, 2 sweeper processes`)
+    const sweep = await measureExpirySweep({
+      rows: sizes.sweepRows,
+      repetitions: sizes.sweepRepetitions,
+    })
+    cell(
+      `expiry sweep, 2 sweepers at once: ${sweepRows} rows (s; rows/s)`,
+      '10,000 rows ≤ 10 s',
+      name,
+      `${formatSpread(sweep.seconds)} s; ${formatNumber(sweep.rowsPerSecond.median)}/s`
+    )
+    cell(
+      `floor: one UPDATE … WHERE id IN (500 ids) × rows/500 (s; ms a batch)`,
+      '',
+      name,
+      `${formatNumber(sweep.floorSeconds)} s; ${formatSpread(sweep.floorBatch)} ms`
     )
   } finally {
     await testApp.terminate()

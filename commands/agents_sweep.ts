@@ -1,24 +1,41 @@
 /*
  * `node ace agents:sweep`: settles every pending row past its expiry by
- * its `onExpiry` policy (defaults, reject or cancel the run) and resumes
- * their runs: for apps that sweep from a scheduler rather than in the web
- * process.
+ * its `onExpiry` policy (defaults, reject, or cancel the run), for apps
+ * that sweep from a scheduler rather than in the web process. It returns
+ * once the rows are settled: the runs they unblock are resumed by the web
+ * server's own periodic sweep (`sweepInterval`), which picks up waiting
+ * runs with nothing pending left, or here with `--drive`.
  */
 
-import { BaseCommand } from '@adonisjs/core/ace'
+import { BaseCommand, flags } from '@adonisjs/core/ace'
 import type { CommandOptions } from '@adonisjs/core/types/ace'
 import '../src/types/extended.ts'
 
 export default class AgentsSweep extends BaseCommand {
   static commandName = 'agents:sweep'
-  static description = 'Settle expired rows by their expiry policy and resume their runs'
+  static description = 'Settle expired rows by their expiry policy'
+  static help = [
+    'Settles every row past its expiry by its policy, in batches, and returns.',
+    'Runs of the cancel policy are cancelled with their rows. The other runs',
+    "resume in the web server's next periodic sweep (sweepInterval), which",
+    'resumes waiting runs with nothing pending; with --drive they are driven',
+    'in this process instead, and the command waits for them.',
+    '',
+    '{{ binaryName }} agents:sweep',
+    '{{ binaryName }} agents:sweep --drive',
+  ]
   static options: CommandOptions = { startApp: true }
+
+  @flags.boolean({
+    description: 'Drive the resumed runs in this process and wait for them',
+    default: false,
+  })
+  declare drive: boolean
 
   async run() {
     const agents = await this.app.container.make('agents.runtime')
-    const count = await agents.sweep()
-    // The runs the sweep resumed are driven before the process ends
-    await agents.idle()
+    const count = await agents.sweep({ resume: this.drive })
     this.logger.success(`Swept ${count} expired ${count === 1 ? 'row' : 'rows'}`)
+    if (this.drive) await agents.idle()
   }
 }

@@ -15,6 +15,7 @@ const COMMANDS = {
   'agents_run.ts': () => import('./agents_run.ts'),
   'agents_inbox.ts': () => import('./agents_inbox.ts'),
   'agents_sweep.ts': () => import('./agents_sweep.ts'),
+  'agents_prune.ts': () => import('./agents_prune.ts'),
   'make_agent.ts': () => import('./make_agent.ts'),
   'make_tool.ts': () => import('./make_tool.ts'),
 }

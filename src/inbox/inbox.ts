@@ -15,7 +15,6 @@ import { DateTime } from 'luxon'
 import type { TransactionClientContract } from '@adonisjs/lucid/types/database'
 import type { EventSink } from '../events.ts'
 import { isRowId, ToolCall } from '../persistence/models/tool_call.ts'
-import { preparedColumns } from '../persistence/prepared_columns.ts'
 import { questionSetFingerprint } from '../questions/memory.ts'
 import type { ExpiryPolicy } from '../questions/settle.ts'
 import type { QuestionOutcome } from '../questions/types.ts'
@@ -24,6 +23,7 @@ import { listRows, type InboxPage, type InboxQuery } from './list.ts'
 import { buildRow, insertBuilt, insertRow, type RowHolder } from './rows.ts'
 import { RowSettler, type RowSettlerOptions, type SettleOptions } from './row_settler.ts'
 import type { WaitRequest } from './wait.ts'
+import type { ExpiryOptions } from './expiry.ts'
 
 export type InboxOptions = RowSettlerOptions & {
   /** Called after a row is settled and committed: the runtime resumes its run here */
@@ -48,6 +48,11 @@ export type OpenOptions = {
   /** The row's sequence, when the caller holds the run and knows it */
   sequence?: number
 }
+
+/**
+ * How a sweep goes: its batch size, and what to do after each batch.
+ */
+export type SweepOptions = Omit<ExpiryOptions, 'now' | 'limits'>
 
 /**
  * A tool call that needs nobody: written for the audit trail, and so that
@@ -198,29 +203,29 @@ export class Inbox {
   }
 
   /**
-   * Settles one pending row by its expiry policy, now. Returns the settled
-   * row, or null when it was no longer pending (someone answered first).
+   * Settles one pending row by its expiry policy, now (for the `cancel`
+   * policy, cancelling its run in the same transaction). Returns the
+   * settled row, or null when it was no longer pending (someone answered
+   * first).
    */
   async expire(row: ToolCall): Promise<ToolCall | null> {
-    return (await this.#settler.expire(row)) ? row.refresh() : null
+    const batch = await this.#settler.expireRow(row)
+    return batch.expired[0] ?? null
   }
 
   /**
-   * Settles every pending row whose expiry has passed, by its policy.
-   * Returns the rows this call settled (rows answered meanwhile are left).
+   * Settles every pending row whose expiry has passed, by its policy, in
+   * set-based batches (500 rows, or runs of the `cancel` policy, a
+   * transaction): rows a person answered meanwhile are left alone, and two
+   * sweepers at once share the rows instead of racing for them
+   * (src/inbox/expiry.ts). `onBatch` hears what each batch wrote once it
+   * committed. Returns the rows this call settled.
+   *
+   * @example
+   * await inbox.sweepExpired({ onBatch: ({ expired }) => notify(expired) })
    */
-  async sweepExpired(): Promise<ToolCall[]> {
-    const at = this.#now()
-    const due = await ToolCall.query()
-      .where('status', 'pending')
-      .whereNotNull('expires_at')
-      .where('expires_at', '<=', preparedColumns(new ToolCall(), { expiresAt: at }).expires_at)
-    const settled: ToolCall[] = []
-    for (const row of due) {
-      const expired = await this.expire(row)
-      if (expired) settled.push(expired)
-    }
-    return settled
+  sweepExpired(options: SweepOptions = {}): Promise<ToolCall[]> {
+    return this.#settler.expireDue(options)
   }
 }
 

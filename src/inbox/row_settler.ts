@@ -4,7 +4,8 @@
  * row's kind and request, computes the outcome with the pure question model,
  * then writes it with a conditional update on a still-pending, unexpired row,
  * so that of N concurrent replies exactly one wins (docs/design.md §7.2). The losers
- * learn who won and when.
+ * learn who won and when. Rows nobody answered in time are settled by their
+ * policy through ./expiry.ts, one row or a batch at a time.
  */
 
 import { DateTime } from 'luxon'
@@ -16,7 +17,7 @@ import {
   InvalidReplyException,
 } from '../errors.ts'
 import { checkAnswers, normalizeReply, parseReply, replyFieldPath } from '../questions/reply.ts'
-import { settleExpired, settleReply } from '../questions/settle.ts'
+import { settleReply } from '../questions/settle.ts'
 import type {
   AnsweredVia,
   DecisionReply,
@@ -28,6 +29,7 @@ import { isRowId, ToolCall, type ToolCallStatus } from '../persistence/models/to
 import { waitOf } from './wait.ts'
 import { affectedRows, preparedColumns } from '../persistence/prepared_columns.ts'
 import debug from '../debug.ts'
+import { expireRow, sweepDue, type ExpiryBatch, type ExpiryOptions } from './expiry.ts'
 
 /**
  * Who settles a row and through what.
@@ -50,11 +52,12 @@ export type RowSettlerOptions = {
   /** The clock; tests move it to expire rows */
   now?: () => DateTime
   /**
-   * Called with a row that a late reply found past its expiry and settled
-   * by its policy: the runtime resumes or cancels its run here, as after a
-   * sweep, so the run never waits on a row that is no longer pending.
+   * Called with what expiring a row a late reply found past its time wrote
+   * (the row, and its run when the policy cancelled it): the runtime
+   * resumes the run here, as after a sweep, so the run never waits on a row
+   * that is no longer pending.
    */
-  onExpired?: (row: ToolCall) => void | Promise<void>
+  onExpired?: (batch: ExpiryBatch) => void | Promise<void>
 }
 
 function statusFor(outcome: Outcome): ToolCallStatus {
@@ -152,39 +155,37 @@ export class RowSettler {
   /**
    * Settles a pending row by its `onExpiry` policy, with `answeredVia:
    * 'expiry'`. Returns false when the row was no longer pending (someone
-   * answered first). Cancelling the run for the `cancel` policy is the
-   * runtime's job; the row is settled here all the same.
+   * answered first). For the `cancel` policy its run, unless finished, is
+   * cancelled in the same transaction (docs/design.md §7.3).
    */
   async expire(row: ToolCall): Promise<boolean> {
-    const outcome = settleExpired(waitOf(row), row.onExpiry, {
-      answeredBy: null,
-      answeredVia: 'expiry',
-      limits: this.#options.limits,
-    })
-    const now = this.#now()
-    const won = await this.#update(
-      row,
-      now,
-      {
-        status: 'expired',
-        reply: null,
-        outcome,
-        answeredBy: null,
-        answeredVia: 'expiry',
-        settledAt: now,
-      },
-      false
-    )
-    if (won) debug('row %s expired (%s)', row.id, row.onExpiry)
-    return won
+    const batch = await this.expireRow(row)
+    return batch.expired.length === 1
+  }
+
+  /**
+   * `expire`, telling what was written: the row as settled, and the run
+   * cancelled with it, if any.
+   */
+  expireRow(row: ToolCall, onWrite?: ExpiryOptions['onWrite']): Promise<ExpiryBatch> {
+    return expireRow(row, { now: this.#now(), limits: this.#options.limits, onWrite })
+  }
+
+  /**
+   * Settles every row due now by its policy, in set-based batches (see
+   * src/inbox/expiry.ts). Returns the rows this call settled.
+   */
+  expireDue(options: Omit<ExpiryOptions, 'now' | 'limits'> = {}): Promise<ToolCall[]> {
+    return sweepDue({ ...options, now: this.#now(), limits: this.#options.limits })
   }
 
   /**
    * Expires a row a late reply found past its time and, when this call
-   * settled it, hands it on to `onExpired`.
+   * settled it, hands what it wrote on to `onExpired`.
    */
   async #expireLate(row: ToolCall) {
-    if (await this.expire(row)) await this.#options.onExpired?.(await ToolCall.findOrFail(row.id))
+    const batch = await this.expireRow(row)
+    if (batch.expired.length > 0) await this.#options.onExpired?.(batch)
   }
 
   /**
@@ -209,22 +210,19 @@ export class RowSettler {
   }
 
   /**
-   * The conditional update: only a still-pending row (and, unless
-   * expiring, an unexpired one) takes the change. True when this call won.
+   * The conditional update: only a still-pending, unexpired row takes the
+   * change (expiry has its own, set-based write in ./expiry.ts). True when
+   * this call won.
    */
-  async #update(
-    row: ToolCall,
-    now: DateTime,
-    changes: Partial<ToolCall>,
-    requireUnexpired = true
-  ): Promise<boolean> {
+  async #update(row: ToolCall, now: DateTime, changes: Partial<ToolCall>): Promise<boolean> {
     const payload = preparedColumns(row, { ...changes, updatedAt: now })
     const at = preparedColumns(row, { expiresAt: now }).expires_at
-    const query = ToolCall.query().where('id', row.id).where('status', 'pending')
-    if (requireUnexpired) {
-      query.where((unexpired) => unexpired.whereNull('expires_at').orWhere('expires_at', '>', at))
-    }
-    return affectedRows(await query.update(payload)) === 1
+    const affected = await ToolCall.query()
+      .where('id', row.id)
+      .where('status', 'pending')
+      .where((unexpired) => unexpired.whereNull('expires_at').orWhere('expires_at', '>', at))
+      .update(payload)
+    return affectedRows(affected) === 1
   }
 
   #settledError(row: ToolCall) {

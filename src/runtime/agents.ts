@@ -9,10 +9,11 @@ import { E_NOT_FOUND, E_NOT_RETRYABLE, InvalidReplyException } from '../errors.t
 import type { EventSink } from '../events.ts'
 import { Inbox } from '../inbox/inbox.ts'
 import type { EditedInputValidator } from '../inbox/row_settler.ts'
-import { AgentRun } from '../persistence/models/agent_run.ts'
+import { cancelRuns, type ExpiryBatch } from '../inbox/expiry.ts'
+import { AgentRun, isFinished } from '../persistence/models/agent_run.ts'
 import { JournalRow } from '../persistence/models/journal_row.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
-import { affectedRows, preparedColumns } from '../persistence/prepared_columns.ts'
+import { preparedColumns } from '../persistence/prepared_columns.ts'
 import type { QuestionLimits } from '../questions/types.ts'
 import { DEFAULT_LIMITS, resolveLimits } from '../questions/values.ts'
 import debug from '../debug.ts'
@@ -81,7 +82,9 @@ export class Agents {
       events: options.events,
       validateEditedInput: this.#validateEdit,
       onSettled: (row) => this.#settled(row),
-      onExpired: (row) => this.#expired(row),
+      onExpired: async (batch) => {
+        await this.#expired(batch, true)
+      },
     })
     this.driver = new RunDriver({
       agents: this.definitions,
@@ -132,24 +135,14 @@ export class Agents {
 
   /**
    * Cancels a run: its pending rows become `cancelled`, so late replies get
-   * E_CANCELLED. Finished runs are left as they are.
+   * E_CANCELLED. Finished runs are left as they are. The run and its rows
+   * change in one transaction, the run locked first, as the expiry sweep's
+   * `cancel` policy does it (src/inbox/expiry.ts).
    */
   async cancel(id: string): Promise<AgentRun> {
     const run = await AgentRun.find(id)
     if (!run) throw new E_NOT_FOUND([`No run ${id}`])
-    const now = DateTime.now()
-    const cancelled = await AgentRun.transaction(async (trx) => {
-      const affected = await AgentRun.query({ client: trx })
-        .where('id', id)
-        .whereNotIn('status', ['completed', 'failed', 'cancelled'])
-        .update(preparedColumns(run, { status: 'cancelled', finishedAt: now, updatedAt: now }))
-      if (affectedRows(affected) !== 1) return false
-      await ToolCall.query({ client: trx })
-        .where('run_id', id)
-        .where('status', 'pending')
-        .update(preparedColumns(new ToolCall(), { status: 'cancelled', updatedAt: now }))
-      return true
-    })
+    const cancelled = await AgentRun.transaction((trx) => cancelRuns(trx, [id], DateTime.now()))
     await run.refresh()
     if (cancelled) await this.#events?.emit('agents:run:cancelled', { run })
     return run
@@ -213,13 +206,52 @@ export class Agents {
   }
 
   /**
-   * Settles expired rows by their policy, then cancels or resumes their
-   * runs. Returns how many rows expired.
+   * Settles expired rows by their policy in set-based batches, a run of the
+   * `cancel` policy cancelled in the same transaction as its row, and emits
+   * `agents:row:settled` per row and `agents:run:cancelled` per run after
+   * each batch commits. Returns how many rows expired.
+   *
+   * With `resume` (the default, as the web server's periodic sweep runs
+   * it) the runs of the settled rows are handed to the executor, and so
+   * are waiting runs with nothing pending left (settled by a process that
+   * did not resume them, such as `node ace agents:sweep`). With `resume:
+   * false` nothing is scheduled: the sweep returns as soon as the rows are
+   * settled.
+   *
+   * @example
+   * await agents.sweep({ resume: false }) // settle only; the web server resumes the runs
    */
-  async sweep(): Promise<number> {
-    const expired = await this.inbox.sweepExpired()
-    for (const row of expired) await this.#expired(row)
+  async sweep(options: { resume?: boolean; batchSize?: number } = {}): Promise<number> {
+    const resume = options.resume ?? true
+    const resumed = new Set<string>()
+    const expired = await this.inbox.sweepExpired({
+      batchSize: options.batchSize,
+      onBatch: async (batch) => {
+        for (const runId of await this.#expired(batch, resume)) resumed.add(runId)
+      },
+    })
+    if (resume) await this.#resumeSettledRuns(resumed)
     return expired.length
+  }
+
+  /**
+   * Hands to the executor the waiting runs with nothing pending left,
+   * except those just resumed: their rows were settled somewhere that did
+   * not resume them (the same runs `recover` picks up).
+   */
+  async #resumeSettledRuns(skip: Set<string>) {
+    const runs = await AgentRun.query()
+      .where('status', 'waiting')
+      .whereNotExists((pending) =>
+        pending
+          .from('agent_tool_calls')
+          .whereColumn('agent_tool_calls.run_id', 'agent_runs.id')
+          .where('agent_tool_calls.status', 'pending')
+      )
+      .select('id')
+    const left = runs.filter((run) => !skip.has(run.id))
+    for (const run of left) await this.executor.resume(run.id)
+    if (left.length > 0) debug('sweep resumed %d settled runs', left.length)
   }
 
   /**
@@ -245,12 +277,35 @@ export class Agents {
   }
 
   /**
-   * A row settled by its expiry policy, by a sweep or a late reply:
-   * `cancel` cancels its run, the others resume it.
+   * Rows settled by their expiry policy, by a sweep's batch or a late
+   * reply, once committed: every row is announced, every run the `cancel`
+   * policy cancelled too, and with `resume` the other runs (unless
+   * finished) are resumed through the executor. Returns the runs resumed.
    */
-  async #expired(row: ToolCall) {
-    if (row.onExpiry === 'cancel' && row.runId) await this.cancel(row.runId)
-    else await this.#settled(row)
+  async #expired(batch: ExpiryBatch, resume: boolean): Promise<string[]> {
+    for (const row of batch.expired) await this.#events?.emit('agents:row:settled', { row })
+    const cancelled = new Set(batch.cancelledRunIds)
+    if (cancelled.size > 0 && this.#events) {
+      for (const run of await AgentRun.query().whereIn('id', [...cancelled])) {
+        await this.#events?.emit('agents:run:cancelled', { run })
+      }
+    }
+    if (!resume) return []
+    const runIds = new Set(
+      batch.expired.flatMap((row) =>
+        row.runId && row.onExpiry !== 'cancel' && !cancelled.has(row.runId) ? [row.runId] : []
+      )
+    )
+    if (runIds.size === 0) return []
+    const runs = await AgentRun.query().whereIn('id', [...runIds])
+    const resumed: string[] = []
+    for (const run of runs) {
+      if (isFinished(run.status)) continue
+      await this.#events?.emit('agents:run:resumed', { run })
+      await this.executor.resume(run.id)
+      resumed.push(run.id)
+    }
+    return resumed
   }
 
   /**

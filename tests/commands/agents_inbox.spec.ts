@@ -129,4 +129,44 @@ test.group('agents:sweep', (group) => {
     assert.equal(lasting.intake.status, 'pending')
     assert.equal(lasting.run.status, 'waiting')
   })
+
+  test('returns once rows are settled; the runs resume in a resuming sweep, or with --drive', async ({
+    assert,
+  }) => {
+    const settledOnly = await startWaiting(agents, 'lingerer', 'settled only', 'user:9')
+    await sleep(WAITER_TTL + 100)
+    const exit = await runAce(['agents:sweep'])
+    assert.equal(exit.code, 0, exit.output)
+    assert.include(exit.output, 'Swept 1 expired row')
+    await settledOnly.intake.refresh()
+    assert.equal(settledOnly.intake.status, 'expired')
+    // Not driven here: the run waits with nothing pending, for a process that resumes it
+    await settledOnly.run.refresh()
+    assert.equal(settledOnly.run.status, 'waiting')
+    assert.lengthOf(await rowsOf(settledOnly.run.id), 1)
+
+    // The web server's periodic sweep resumes it: the model asks its question set
+    assert.equal(await agents.sweep(), 0)
+    await agents.idle()
+    const resumed = await rowsOf(settledOnly.run.id)
+    assert.deepEqual(
+      resumed.map((row) => [row.kind, row.status]),
+      [
+        ['intake', 'expired'],
+        ['ask', 'pending'],
+      ]
+    )
+
+    const driven = await startWaiting(agents, 'lingerer', 'driven', 'user:9')
+    await sleep(WAITER_TTL + 100)
+    const drive = await runAce(['agents:sweep', '--drive'])
+    assert.equal(drive.code, 0, drive.output)
+    // The previous run's question expired too: two rows, both resumed in the child
+    assert.include(drive.output, 'Swept 2 expired rows')
+    const rows = await rowsOf(driven.run.id)
+    assert.deepEqual(
+      rows.map((row) => row.kind),
+      ['intake', 'ask']
+    )
+  })
 })

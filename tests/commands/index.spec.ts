@@ -28,6 +28,7 @@ test.group('Commands index', () => {
       'agents:run',
       'agents:inbox',
       'agents:sweep',
+      'agents:prune',
       'make:agent',
       'make:tool',
     ])
@@ -35,6 +36,7 @@ test.group('Commands index', () => {
     assert.isTrue(byName['agents:run'].options.startApp)
     assert.isTrue(byName['agents:inbox'].options.startApp)
     assert.isTrue(byName['agents:sweep'].options.startApp)
+    assert.isTrue(byName['agents:prune'].options.startApp)
     assert.deepEqual(
       byName['agents:run'].args.map((arg) => [arg.name, arg.required]),
       [

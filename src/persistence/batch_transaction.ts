@@ -1,0 +1,66 @@
+/*
+ * The transaction a set-based batch runs in (the expiry sweep, pruning):
+ * it reads the rows it will write with a lock, so concurrent batches and
+ * single-row writers never both change one row, on each database its own
+ * way:
+ *
+ * - PostgreSQL and MySQL lock rows: the batch reads with `FOR UPDATE`
+ *   (`SKIP LOCKED` to share work: each batch skips what another holds).
+ *   MySQL runs it in READ COMMITTED, so its locking reads take no gap
+ *   locks that another batch's index writes could deadlock on.
+ * - SQLite has no row locks: the batch's first statement is a write that
+ *   changes nothing, which takes the database's write lock (a deferred
+ *   transaction that read first could not upgrade once another process
+ *   wrote), so every read after it sees the latest rows and nothing else
+ *   writes until the batch commits.
+ */
+
+import type { TransactionClientContract } from '@adonisjs/lucid/types/database'
+import type { LucidModel } from '@adonisjs/lucid/types/model'
+import debug from '../debug.ts'
+
+/** Lock errors worth running a batch again for: a batch reads before it writes */
+const RETRYABLE = new Set(['40P01', '40001', 'ER_LOCK_DEADLOCK', 'SQLITE_BUSY'])
+const ATTEMPTS = 3
+
+/**
+ * Whether the database locks rows (`FOR UPDATE`); SQLite does not.
+ */
+export function hasRowLocks(client: { dialect: { name: string } }): boolean {
+  return client.dialect.name === 'postgres' || client.dialect.name === 'mysql'
+}
+
+/**
+ * Runs `work` in a transaction on `model`'s connection, set up as the
+ * module comment says, and again (a few times) when the database broke a
+ * lock cycle or gave up a busy wait: `work` must read what it writes.
+ *
+ * @example
+ * await batchTransaction(ToolCall, async (trx) => {
+ *   const rows = await ToolCall.query({ client: trx }).where('status', 'pending').forUpdate().skipLocked().limit(500)
+ * })
+ */
+export async function batchTransaction<T>(
+  model: LucidModel,
+  work: (trx: TransactionClientContract) => Promise<T>
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const client = model.$adapter.modelConstructorClient(model)
+    const trx = await client.transaction(
+      client.dialect.name === 'mysql' ? { isolationLevel: 'read committed' } : {}
+    )
+    try {
+      if (!hasRowLocks(trx)) {
+        await trx.from(model.table).whereRaw('1 = 0').delete()
+      }
+      const result = await work(trx)
+      await trx.commit()
+      return result
+    } catch (error) {
+      await trx.rollback()
+      const code = (error as { code?: string }).code
+      if (attempt >= ATTEMPTS || !code || !RETRYABLE.has(code)) throw error
+      debug('batch on %s: %s, trying again (%d)', model.table, code, attempt)
+    }
+  }
+}
