@@ -33,6 +33,29 @@ function stepperModel(steps: number) {
 const lookup = async ({ key }: { key: string }) => `value of ${key}`
 
 /**
+ * The plain AI SDK loop of `steps` lookups: the same model and tool,
+ * nothing saved.
+ */
+function plainLoop(model: ReturnType<typeof stepperModel>, steps: number) {
+  return generateText({
+    model,
+    prompt: 'Look up every key',
+    tools: {
+      lookup: tool({
+        description: 'Look up a key',
+        inputSchema: jsonSchema<{ key: string }>({
+          type: 'object',
+          properties: { key: { type: 'string' } },
+          required: ['key'],
+        }),
+        execute: lookup,
+      }),
+    },
+    stopWhen: stepCountIs(steps + 1),
+  })
+}
+
+/**
  * A runtime with one agent, `stepper`, playing `stepperModel(steps)`.
  */
 export function stepperAgents(steps: number, onCheckpoint?: AgentsOptions['onCheckpoint']) {
@@ -139,22 +162,7 @@ export async function measureDurableStep(
 
     // The plain AI SDK loop: the same model and tool, nothing saved
     started = performance.now()
-    await generateText({
-      model: stepperModel(steps),
-      prompt: 'Look up every key',
-      tools: {
-        lookup: tool({
-          description: 'Look up a key',
-          inputSchema: jsonSchema<{ key: string }>({
-            type: 'object',
-            properties: { key: { type: 'string' } },
-            required: ['key'],
-          }),
-          execute: lookup,
-        }),
-      },
-      stopWhen: stepCountIs(steps + 1),
-    })
+    await plainLoop(stepperModel(steps), steps)
     const plain = (performance.now() - started) / (steps + 1)
 
     // Through the package: a durable run of the same steps
@@ -214,24 +222,7 @@ export async function measureConcurrentRuns(options: { runs: number; steps: numb
   let started = performance.now()
   let cpu = process.cpuUsage()
   await Promise.all(
-    Array.from({ length: options.runs }, () =>
-      generateText({
-        model: plainModel,
-        prompt: 'Look up every key',
-        tools: {
-          lookup: tool({
-            description: 'Look up a key',
-            inputSchema: jsonSchema<{ key: string }>({
-              type: 'object',
-              properties: { key: { type: 'string' } },
-              required: ['key'],
-            }),
-            execute: lookup,
-          }),
-        },
-        stopWhen: stepCountIs(options.steps + 1),
-      })
-    )
+    Array.from({ length: options.runs }, () => plainLoop(plainModel, options.steps))
   )
   const plain = { wall: performance.now() - started, cpu: cpuMs(process.cpuUsage(cpu)) }
 

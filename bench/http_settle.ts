@@ -7,26 +7,13 @@
 
 import { performance } from 'node:perf_hooks'
 import { createHttpApp } from '../tests/helpers/http.ts'
+import { DB_QUESTION } from '../tests/helpers/runtime.ts'
 import { scriptedModel, say, call } from '../fixtures/app/app/agents/scripted_model.ts'
 import { defineConfig } from '../src/define_config.ts'
 import { defineAgent } from '../src/runtime/define_agent.ts'
 import { AgentRun } from '../src/persistence/models/agent_run.ts'
 import { ToolCall } from '../src/persistence/models/tool_call.ts'
 import { spread, type Spread } from './stats.ts'
-
-const QUESTION = {
-  questions: [
-    {
-      id: 'db',
-      prompt: 'Which database?',
-      options: [
-        { value: 'pg', label: 'PostgreSQL' },
-        { value: 'mysql', label: 'MySQL' },
-      ],
-      defaults: ['pg'],
-    },
-  ],
-}
 
 /**
  * Sends `requests` requests, `concurrency` at a time; returns requests a
@@ -71,7 +58,7 @@ export async function measureHttpSettle(options: {
       agents: [
         defineAgent({
           name: 'asker',
-          model: scriptedModel([() => [call('c1', 'ask', QUESTION)], () => [say('done')]]),
+          model: scriptedModel([() => [call('c1', 'ask', DB_QUESTION)], () => [say('done')]]),
           instructions: 'Ask once, then finish.',
         }),
       ],
@@ -102,7 +89,7 @@ export async function measureHttpSettle(options: {
         const run = await AgentRun.create({ agent: 'asker', ownerId: 'bench', status: 'waiting' })
         await agents.inbox.open(run, {
           kind: 'ask',
-          set: QUESTION,
+          set: DB_QUESTION,
           toolName: 'ask',
           toolCallId: 'c1',
         })

@@ -5,6 +5,7 @@
  */
 
 import { DateTime } from 'luxon'
+import type { ModelQueryBuilderContract } from '@adonisjs/lucid/types/model'
 import { E_NOT_FOUND, E_NOT_RETRYABLE, InvalidReplyException } from '../errors.ts'
 import type { EventSink } from '../events.ts'
 import { Inbox } from '../inbox/inbox.ts'
@@ -189,16 +190,7 @@ export class Agents {
           .whereIn('status', ['queued', 'running'])
           .where((lease) => lease.whereNull('lease_owner').orWhere('lease_expires_at', '<', now))
       )
-      .orWhere((waiting) =>
-        waiting
-          .where('status', 'waiting')
-          .whereNotExists((pending) =>
-            pending
-              .from('agent_tool_calls')
-              .whereColumn('agent_tool_calls.run_id', 'agent_runs.id')
-              .where('agent_tool_calls.status', 'pending')
-          )
-      )
+      .orWhere((waiting) => waitingWithNothingPending(waiting))
       .select('id')
     for (const run of runs) await this.executor.resume(run.id)
     debug('recovered %d runs', runs.length)
@@ -240,15 +232,7 @@ export class Agents {
    * not resume them (the same runs `recover` picks up).
    */
   async #resumeSettledRuns(skip: Set<string>) {
-    const runs = await AgentRun.query()
-      .where('status', 'waiting')
-      .whereNotExists((pending) =>
-        pending
-          .from('agent_tool_calls')
-          .whereColumn('agent_tool_calls.run_id', 'agent_runs.id')
-          .where('agent_tool_calls.status', 'pending')
-      )
-      .select('id')
+    const runs = await waitingWithNothingPending(AgentRun.query()).select('id')
     const left = runs.filter((run) => !skip.has(run.id))
     for (const run of left) await this.executor.resume(run.id)
     if (left.length > 0) debug('sweep resumed %d settled runs', left.length)
@@ -342,4 +326,21 @@ export class Agents {
     }
     return checked.value
   }
+}
+
+/**
+ * Narrows a runs query to runs `waiting` with no pending row: settled
+ * where nothing resumed them.
+ */
+function waitingWithNothingPending<Query extends ModelQueryBuilderContract<typeof AgentRun>>(
+  query: Query
+): Query {
+  return query
+    .where('status', 'waiting')
+    .whereNotExists((pending) =>
+      pending
+        .from('agent_tool_calls')
+        .whereColumn('agent_tool_calls.run_id', 'agent_runs.id')
+        .where('agent_tool_calls.status', 'pending')
+    )
 }
