@@ -84,12 +84,15 @@ export default class AgentInboxProvider {
         )
       }
       const emitter = await this.app.container.make('emitter')
+      const encryption = await this.app.container.make('encryption')
       this.#agents = new Agents({
         agents: config.agents,
         limits: config.limits,
         leaseTtl: config.leaseTtl,
         executor: config.executor,
         logger: await this.app.container.make('logger'),
+        // Approvals are signed with the app's encryption key and checked before they run
+        signer: encryption.getMessageVerifier(),
         events: emitter,
       })
       await this.#startLive(config, emitter)

@@ -27,6 +27,7 @@ import type {
 } from '../questions/types.ts'
 import { isRowId, ToolCall, type ToolCallStatus } from '../persistence/models/tool_call.ts'
 import { waitOf } from './wait.ts'
+import { approvedArgs, signDecision, type DecisionSigner } from './decision_signature.ts'
 import { affectedRows, preparedColumns } from '../persistence/prepared_columns.ts'
 import debug from '../debug.ts'
 import { expireRow, sweepDue, type ExpiryBatch, type ExpiryOptions } from './expiry.ts'
@@ -48,6 +49,8 @@ export type EditedInputValidator = (row: ToolCall, editedInput: unknown) => Prom
 
 export type RowSettlerOptions = {
   limits?: Partial<QuestionLimits>
+  /** Signs approvals over what they let run; the provider passes the app's message verifier */
+  signer?: DecisionSigner
   validateEditedInput?: EditedInputValidator
   /** The clock; tests move it to expire rows */
   now?: () => DateTime
@@ -132,6 +135,13 @@ export class RowSettler {
       answeredBy: options.by,
       answeredVia: options.via,
       settledAt: now,
+    }
+    if (outcome.kind === 'decision' && outcome.approved && this.#options.signer) {
+      changes.decisionSignature = signDecision(
+        this.#options.signer,
+        row,
+        approvedArgs(row, outcome)
+      )
     }
     if (await this.#update(row, now, changes)) {
       debug('row %s settled %s by %s via %s', row.id, statusFor(outcome), options.by, options.via)

@@ -9,6 +9,7 @@ import type { ModelQueryBuilderContract } from '@adonisjs/lucid/types/model'
 import { E_NOT_FOUND, E_NOT_RETRYABLE, InvalidReplyException } from '../errors.ts'
 import type { EventSink } from '../events.ts'
 import { Inbox } from '../inbox/inbox.ts'
+import type { DecisionSigner } from '../inbox/decision_signature.ts'
 import type { EditedInputValidator } from '../inbox/row_settler.ts'
 import { cancelRuns, type ExpiryBatch } from '../inbox/expiry.ts'
 import { AgentRun, isFinished } from '../persistence/models/agent_run.ts'
@@ -34,6 +35,11 @@ export type AgentsOptions = {
   executor?: (driver: RunDriver) => RunExecutor
   /** The app's logger: drives that fail are reported here */
   logger?: ExecutorLogger
+  /**
+   * Signs approvals when settled and verifies them before their action
+   * runs; the provider passes the app's message verifier
+   */
+  signer?: DecisionSigner
 }
 
 export type StartOptions = {
@@ -80,6 +86,7 @@ export class Agents {
     this.#events = options.events
     this.inbox = new Inbox({
       limits: options.limits,
+      signer: options.signer,
       events: options.events,
       validateEditedInput: this.#validateEdit,
       onSettled: (row) => this.#settled(row),
@@ -94,6 +101,7 @@ export class Agents {
       leaseTtl: options.leaseTtl,
       owner: options.owner,
       onCheckpoint: options.onCheckpoint,
+      signer: options.signer,
     })
     this.executor =
       options.executor?.(this.driver) ?? new InlineExecutor(this.driver, { logger: options.logger })

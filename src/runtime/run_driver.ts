@@ -22,6 +22,7 @@
 import { APICallError, generateText, RetryError } from 'ai'
 import type { EventSink } from '../events.ts'
 import type { Inbox } from '../inbox/inbox.ts'
+import type { DecisionSigner } from '../inbox/decision_signature.ts'
 import { AgentRun, isFinished, type RunStatus } from '../persistence/models/agent_run.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
 import { RunMemory, type NewEntry } from './run_memory.ts'
@@ -49,6 +50,8 @@ export type RunDriverOptions = {
   /** Identifies this process in `lease_owner` */
   owner?: string
   onCheckpoint?: OnCheckpoint
+  /** Verifies approvals before their action runs */
+  signer?: DecisionSigner
 }
 
 const CHILD_NOTE =
@@ -65,6 +68,7 @@ export class RunDriver {
   #state: RunState
   #lease: Lease
   #onCheckpoint?: OnCheckpoint
+  #signer?: DecisionSigner
   /** Runs this process is driving now */
   #active = new Set<string>()
   readonly owner: string
@@ -75,6 +79,7 @@ export class RunDriver {
     this.#lease = new Lease({ ttl: options.leaseTtl, owner: options.owner })
     this.#state = new RunState(this.#lease.owner, options.events)
     this.#onCheckpoint = options.onCheckpoint
+    this.#signer = options.signer
     this.owner = this.#lease.owner
   }
 
@@ -152,6 +157,7 @@ export class RunDriver {
       inbox: this.#inbox,
       state: this.#state,
       onCheckpoint: this.#onCheckpoint,
+      signer: this.#signer,
     }
 
     for (;;) {

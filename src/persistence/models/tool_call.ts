@@ -26,9 +26,10 @@ export type ToolCallStatus =
 
 /**
  * Where executing the tool got to; lets a restart tell "never ran" from
- * "ran" from "was running when the process died".
+ * "ran" from "was running when the process died"; `refused` marks an approval
+ * whose signature did not verify, never run.
  */
-export type ToolExecution = 'running' | 'succeeded' | 'failed' | 'interrupted'
+export type ToolExecution = 'running' | 'succeeded' | 'failed' | 'interrupted' | 'refused'
 
 export class ToolCall extends BaseModel {
   static table = 'agent_tool_calls'
@@ -87,6 +88,10 @@ export class ToolCall extends BaseModel {
 
   @column()
   declare execution: ToolExecution | null
+
+  /** An approval's signature over the row, tool and args it lets run */
+  @column()
+  declare decisionSignature: string | null
 
   @jsonColumn()
   declare result: unknown

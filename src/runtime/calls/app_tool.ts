@@ -8,7 +8,9 @@
 
 import { hashArgs } from '../../inbox/args_hash.ts'
 import type { RecordedCall } from '../../inbox/inbox.ts'
-import type { ToolCall } from '../../persistence/models/tool_call.ts'
+import { ToolCall } from '../../persistence/models/tool_call.ts'
+import { approvedArgs, verifyDecision } from '../../inbox/decision_signature.ts'
+import debug from '../../debug.ts'
 import type { DecisionOutcome } from '../../questions/types.ts'
 import { storedCallId, type SavedToolCall } from '../journal.ts'
 import { CANCELLED, errorOutput, WAIT, type CallContext, type CallResult } from './context.ts'
@@ -64,7 +66,25 @@ export async function handleAppTool(
       'The approved args no longer match what the person was shown, so the action was not run.'
     )
   }
-  const edited = decision.editedInput !== undefined
-  const args = edited ? decision.editedInput : row.request.args
+  const args = approvedArgs(row, decision)
+  if (context.signer && !(await verifiedOrRefused(context, row, args))) {
+    return errorOutput(
+      'The approval of this call does not verify: its record was changed after the person approved it, so the action was not run.'
+    )
+  }
   return executeOnce(context, definition, row, args, decision.text)
+}
+
+/**
+ * Whether the approval's signature covers running `row` with `args`. One
+ * that does not is marked `refused` on the row, once, and never runs.
+ */
+async function verifiedOrRefused(context: CallContext, row: ToolCall, args: unknown) {
+  if (row.execution === 'refused') return false
+  if (row.execution !== null && row.execution !== undefined) return true
+  if (verifyDecision(context.signer!, row, args, row.decisionSignature)) return true
+  await ToolCall.query().where('id', row.id).whereNull('execution').update({ execution: 'refused' })
+  row.execution = 'refused'
+  debug('run %s: approval of row %s does not verify; refused', context.run.id, row.id)
+  return false
 }

@@ -13,6 +13,7 @@
  */
 
 import type { Inbox } from '../../inbox/inbox.ts'
+import type { DecisionSigner } from '../../inbox/decision_signature.ts'
 import type { AgentRun } from '../../persistence/models/agent_run.ts'
 import type { ToolCall } from '../../persistence/models/tool_call.ts'
 import type { AgentDefinition } from '../define_agent.ts'
@@ -29,6 +30,8 @@ export type CallContext = {
   memory: RunMemory
   /** Where rows are written and waits opened */
   inbox: Inbox
+  /** Verifies approvals before their action runs (the app's message verifier) */
+  signer?: DecisionSigner
   state: RunState
   onCheckpoint?: OnCheckpoint
 }
