@@ -5,7 +5,6 @@
  */
 
 import { DateTime } from 'luxon'
-import type { ModelQueryBuilderContract } from '@adonisjs/lucid/types/model'
 import { E_NOT_FOUND, E_NOT_RETRYABLE, InvalidReplyException } from '../errors.ts'
 import type { EventSink } from '../events.ts'
 import { Inbox } from '../inbox/inbox.ts'
@@ -15,11 +14,11 @@ import { cancelRuns, type ExpiryBatch } from '../inbox/expiry.ts'
 import { AgentRun, isFinished } from '../persistence/models/agent_run.ts'
 import { JournalRow } from '../persistence/models/journal_row.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
-import { preparedColumns } from '../persistence/prepared_columns.ts'
 import type { QuestionLimits } from '../questions/types.ts'
 import { DEFAULT_LIMITS, resolveLimits } from '../questions/values.ts'
 import debug from '../debug.ts'
 import type { AgentDefinition } from './define_agent.ts'
+import { strandedRuns, waitingWithNothingPending } from './stranded.ts'
 import { InlineExecutor, type ExecutorLogger, type RunExecutor } from './executor.ts'
 import { journalRows } from './journal.ts'
 import { RunDriver, type RunDriverOptions } from './run_driver.ts'
@@ -191,15 +190,7 @@ export class Agents {
    * process could resume them). Returns how many were scheduled.
    */
   async recover(): Promise<number> {
-    const now = preparedColumns(new AgentRun(), { leaseExpiresAt: DateTime.now() }).lease_expires_at
-    const runs = await AgentRun.query()
-      .where((stale) =>
-        stale
-          .whereIn('status', ['queued', 'running'])
-          .where((lease) => lease.whereNull('lease_owner').orWhere('lease_expires_at', '<', now))
-      )
-      .orWhere((waiting) => waitingWithNothingPending(waiting))
-      .select('id')
+    const runs = await strandedRuns()
     for (const run of runs) await this.executor.resume(run.id)
     debug('recovered %d runs', runs.length)
     return runs.length
@@ -334,21 +325,4 @@ export class Agents {
     }
     return checked.value
   }
-}
-
-/**
- * Narrows a runs query to runs `waiting` with no pending row: settled
- * where nothing resumed them.
- */
-function waitingWithNothingPending<Query extends ModelQueryBuilderContract<typeof AgentRun>>(
-  query: Query
-): Query {
-  return query
-    .where('status', 'waiting')
-    .whereNotExists((pending) =>
-      pending
-        .from('agent_tool_calls')
-        .whereColumn('agent_tool_calls.run_id', 'agent_runs.id')
-        .where('agent_tool_calls.status', 'pending')
-    )
 }

@@ -1,0 +1,43 @@
+/*
+ * Which runs are stranded: nobody drives them and nothing will unless
+ * someone looks. `queued` or `running` with no lease or a lapsed one (a
+ * process died, or a drive failed past its retries), and `waiting` with
+ * nothing pending (settled where nothing resumed them). Recovery and the
+ * sweep ask here; the lease still decides who drives.
+ */
+
+import { DateTime } from 'luxon'
+import type { ModelQueryBuilderContract } from '@adonisjs/lucid/types/model'
+import { AgentRun } from '../persistence/models/agent_run.ts'
+import { preparedColumns } from '../persistence/prepared_columns.ts'
+
+/**
+ * Narrows a runs query to runs `waiting` with no pending row.
+ */
+export function waitingWithNothingPending<Query extends ModelQueryBuilderContract<typeof AgentRun>>(
+  query: Query
+): Query {
+  return query
+    .where('status', 'waiting')
+    .whereNotExists((pending) =>
+      pending
+        .from('agent_tool_calls')
+        .whereColumn('agent_tool_calls.run_id', 'agent_runs.id')
+        .where('agent_tool_calls.status', 'pending')
+    )
+}
+
+/**
+ * The ids of every stranded run, now.
+ */
+export function strandedRuns(): Promise<{ id: string }[]> {
+  const now = preparedColumns(new AgentRun(), { leaseExpiresAt: DateTime.now() }).lease_expires_at
+  return AgentRun.query()
+    .where((stale) =>
+      stale
+        .whereIn('status', ['queued', 'running'])
+        .where((lease) => lease.whereNull('lease_owner').orWhere('lease_expires_at', '<', now))
+    )
+    .orWhere((waiting) => waitingWithNothingPending(waiting))
+    .select('id')
+}
