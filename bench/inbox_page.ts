@@ -13,23 +13,12 @@ import { Inbox } from '../src/inbox/inbox.ts'
 import { ToolCall } from '../src/persistence/models/tool_call.ts'
 import { AgentRun } from '../src/persistence/models/agent_run.ts'
 import { preparedColumns } from '../src/persistence/prepared_columns.ts'
+import { DB_QUESTION } from '../tests/helpers/runtime.ts'
 import { spread, type Spread } from './stats.ts'
 
 const PERSON = 'bench:person'
 const RUNS = 100
-const REQUEST = JSON.stringify({
-  questions: [
-    {
-      id: 'db',
-      prompt: 'Which database should the new service use?',
-      options: [
-        { value: 'pg', label: 'PostgreSQL' },
-        { value: 'mysql', label: 'MySQL' },
-      ],
-      defaults: ['pg'],
-    },
-  ],
-})
+const REQUEST = JSON.stringify(DB_QUESTION)
 
 /**
  * Fills the tables up to `total` tool-call rows (adding to what a smaller
