@@ -12,7 +12,6 @@
  */
 
 import { DateTime } from 'luxon'
-import type { TransactionClientContract } from '@adonisjs/lucid/types/database'
 import type { EventSink } from '../events.ts'
 import { isRowId, ToolCall } from '../persistence/models/tool_call.ts'
 import { questionSetFingerprint } from '../questions/memory.ts'
@@ -20,7 +19,7 @@ import type { ExpiryPolicy } from '../questions/settle.ts'
 import type { QuestionOutcome } from '../questions/types.ts'
 import { hashArgs } from './args_hash.ts'
 import { listRows, type InboxPage, type InboxQuery } from './list.ts'
-import { buildRow, insertBuilt, insertRow, type RowHolder } from './rows.ts'
+import { builtColumns, insertRow, type RowHolder } from './rows.ts'
 import { RowSettler, type RowSettlerOptions, type SettleOptions } from './row_settler.ts'
 import type { WaitRequest } from './wait.ts'
 import type { ExpiryOptions } from './expiry.ts'
@@ -145,24 +144,24 @@ export class Inbox {
   }
 
   /**
-   * Records calls that already ran, numbered from `firstSequence`, with one
-   * multi-row insert in the caller's transaction `client`. Returns the rows.
+   * The prepared columns of calls that already ran, numbered from
+   * `firstSequence`, for the caller to write in its own transaction (the
+   * driver's checkpoint writes them with the step that ran them).
    */
-  async recordExecuted(
+  executedRows(
     holder: RowHolder & { id: string },
     calls: ExecutedCall[],
-    firstSequence: number,
-    client: TransactionClientContract
-  ): Promise<ToolCall[]> {
-    const rows = calls.map((call, index) =>
-      buildRow(holder, firstSequence + index, {
+    firstSequence: number
+  ): Record<string, unknown>[] {
+    return builtColumns(
+      holder,
+      calls.map((call, index) => ({
+        sequence: firstSequence + index,
         ...recordedAttributes(call),
         execution: call.execution,
         result: call.result,
-      })
+      }))
     )
-    await insertBuilt(rows, client)
-    return rows
   }
 
   /**

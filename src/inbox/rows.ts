@@ -16,7 +16,7 @@ import { DateTime } from 'luxon'
 import type { TransactionClientContract } from '@adonisjs/lucid/types/database'
 import { AgentRun, isFinished, type RunStatus } from '../persistence/models/agent_run.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
-import { nextSequence, preparedColumns } from '../persistence/prepared_columns.ts'
+import { nextSequence, preparedColumns, preparedRows } from '../persistence/prepared_columns.ts'
 import { E_ABORTED } from '../errors.ts'
 import debug from '../debug.ts'
 
@@ -37,17 +37,10 @@ export type InsertOptions = {
 }
 
 /**
- * A row of the holder's current attempt, built in memory with its id and
- * timestamps, not yet written (see `insertBuilt`).
+ * What every new row of the holder's current attempt starts with.
  */
-export function buildRow(
-  holder: RowHolder,
-  sequence: number,
-  attributes: Partial<ToolCall>
-): ToolCall {
-  const now = DateTime.now()
-  const row = new ToolCall()
-  row.merge({
+function newRow(holder: RowHolder, sequence: number, now: DateTime): Partial<ToolCall> {
+  return {
     id: randomUUID(),
     runId: holder.id,
     attempt: holder.id === null ? 1 : holder.attempt,
@@ -56,9 +49,37 @@ export function buildRow(
     onExpiry: 'defaults',
     createdAt: now,
     updatedAt: now,
-    ...attributes,
-  })
+  }
+}
+
+/**
+ * A row of the holder's current attempt, built in memory with its id and
+ * timestamps, not yet written (see `insertBuilt`).
+ */
+export function buildRow(
+  holder: RowHolder,
+  sequence: number,
+  attributes: Partial<ToolCall>
+): ToolCall {
+  const row = new ToolCall()
+  row.merge({ ...newRow(holder, sequence, DateTime.now()), ...attributes })
   return row
+}
+
+/**
+ * The prepared columns of new rows of the holder's current attempt, for a
+ * multi-row insert the caller makes: no model instance per row (the
+ * driver's hot path, src/runtime/checkpoint_write.ts).
+ */
+export function builtColumns(
+  holder: RowHolder,
+  rows: (Partial<ToolCall> & { sequence: number })[]
+): Record<string, unknown>[] {
+  const now = DateTime.now()
+  return preparedRows(
+    ToolCall,
+    rows.map((attributes) => ({ ...newRow(holder, attributes.sequence, now), ...attributes }))
+  )
 }
 
 /**

@@ -9,7 +9,6 @@
 import { hostname } from 'node:os'
 import { randomUUID } from 'node:crypto'
 import { DateTime } from 'luxon'
-import type { TransactionClientContract } from '@adonisjs/lucid/types/database'
 import { AgentRun, FINISHED_RUN_STATUSES } from '../persistence/models/agent_run.ts'
 import { affectedRows, preparedColumns } from '../persistence/prepared_columns.ts'
 import debug from '../debug.ts'
@@ -83,36 +82,18 @@ export class Lease {
   }
 
   /**
-   * The fence of a checkpoint, as the first statement of its transaction:
-   * extends the lease and sets `changes` only where this process still
-   * holds the lease and the run still runs. False means the transaction
-   * must write nothing: the run was cancelled or finished, or another
-   * driver took it after this one stalled past its lease. Taken first, it
-   * also takes SQLite's write lock before anything is read.
-   *
-   * `changes` must change the row (MySQL counts changed rows, not matched
-   * ones): checkpoints set the journal's new length.
+   * The run-row columns a checkpoint's fence sets besides its own: the
+   * lease extended from `now`. The fence itself (an update matching only
+   * while this process holds the lease and the run still runs) is written
+   * by checkpoint_write.ts; no match means the checkpoint writes nothing:
+   * the run was cancelled or finished, or another driver took it after
+   * this one stalled past its lease.
    */
-  async fence(
-    client: TransactionClientContract,
-    runId: string,
-    changes: Record<string, unknown>
-  ): Promise<boolean> {
-    const probe = new AgentRun()
-    const now = DateTime.now()
-    const affected = await client
-      .from(AgentRun.table)
-      .where('id', runId)
-      .where('lease_owner', this.owner)
-      .where('status', 'running')
-      .update({
-        ...changes,
-        ...preparedColumns(probe, {
-          leaseExpiresAt: now.plus({ milliseconds: this.#ttl }),
-          updatedAt: now,
-        }),
-      })
-    return affectedRows(affected) === 1
+  extension(now: DateTime): Record<string, unknown> {
+    return preparedColumns(new AgentRun(), {
+      leaseExpiresAt: now.plus({ milliseconds: this.#ttl }),
+      updatedAt: now,
+    })
   }
 
   async #extend(runId: string) {

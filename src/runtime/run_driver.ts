@@ -285,11 +285,11 @@ export class RunDriver {
       },
       ...reads.entries,
     ]
-    if (!(await memory.checkpoint(entries, reads.writeRows))) {
+    if (!(await memory.checkpoint(entries, reads.rows))) {
       const status = await this.#state.stopped(run)
       // Cancelled while its reads ran: they did run, so the audit says so
-      if (status !== 'busy' && reads.writeRows) {
-        await memory.checkpoint(entries, reads.writeRows, false)
+      if (status !== 'busy' && reads.rows) {
+        await memory.checkpoint(entries, reads.rows, false)
       }
       return status
     }

@@ -9,16 +9,11 @@
  */
 
 import { DateTime } from 'luxon'
-import type { TransactionClientContract } from '@adonisjs/lucid/types/database'
 import { AgentRun } from '../persistence/models/agent_run.ts'
 import { JournalRow } from '../persistence/models/journal_row.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
-import {
-  affectedRows,
-  nextSequence,
-  preparedColumns,
-  readRows,
-} from '../persistence/prepared_columns.ts'
+import { nextSequence, preparedRows, readRows } from '../persistence/prepared_columns.ts'
+import { writeCheckpoint } from './checkpoint_write.ts'
 import type { JournalEntry, JournalPayloads } from './journal.ts'
 import type { Lease } from './lease.ts'
 
@@ -30,12 +25,11 @@ export type NewEntry = {
 }[keyof JournalPayloads]
 
 /**
- * Rows the same checkpoint writes, numbered from `firstSequence`.
+ * The prepared columns of rows the same checkpoint writes, numbered from
+ * `firstSequence`. They are written, not kept: rows a checkpoint records
+ * with their outcome are never acted on again in this drive.
  */
-export type RowWriter = (
-  client: TransactionClientContract,
-  firstSequence: number
-) => Promise<ToolCall[]>
+export type RowBuilder = (firstSequence: number) => Record<string, unknown>[]
 
 export class RunMemory {
   readonly run: AgentRun
@@ -102,8 +96,8 @@ export class RunMemory {
   }
 
   /**
-   * Appends `entries` to the journal, and writes the rows `writeRows` makes,
-   * in one transaction behind the lease's fence. Returns false, having
+   * Appends `entries` to the journal, and writes the rows `rows` builds,
+   * all or nothing behind the lease's fence (checkpoint_write.ts). Returns false, having
    * written nothing, when this driver may no longer write: the run was
    * cancelled or finished, or its lease was taken by another driver.
    *
@@ -111,45 +105,34 @@ export class RunMemory {
    * feet (a cancel while its reads ran): what ran is still written down,
    * and nobody will drive the run again.
    */
-  async checkpoint(entries: NewEntry[], writeRows?: RowWriter, fenced = true): Promise<boolean> {
+  async checkpoint(entries: NewEntry[], rows?: RowBuilder, fenced = true): Promise<boolean> {
     const first = this.journal.length + 1
     const now = DateTime.now()
-    const probe = new JournalRow()
-    let written: ToolCall[] = []
-    const firstRow = this.#nextRow
-    const committed = await AgentRun.transaction(async (trx) => {
-      const length = { journal_length: first - 1 + entries.length }
-      if (fenced) {
-        if (!(await this.#lease.fence(trx, this.run.id, length))) return false
-      } else {
-        // Still this driver's run (a cancel leaves the lease owner): a run another driver finished is not
-        const own = trx.from(AgentRun.table).where('id', this.run.id)
-        if (affectedRows(await own.where('lease_owner', this.#lease.owner).update(length)) !== 1) {
-          return false
-        }
-      }
-      await trx
-        .insertQuery()
-        .table(JournalRow.table)
-        .multiInsert(
-          entries.map((entry, index) =>
-            preparedColumns(probe, {
-              runId: this.run.id,
-              sequence: first + index,
-              key: entry.key,
-              kind: entry.kind,
-              payload: entry.payload,
-              createdAt: now,
-            })
-          )
-        )
-      if (writeRows) written = await writeRows(trx, firstRow)
-      await this.#beforeCommit?.()
-      return true
+    const calls = rows ? rows(this.#nextRow) : []
+    const journalLength = first - 1 + entries.length
+    const committed = await writeCheckpoint({
+      runId: this.run.id,
+      owner: this.#lease.owner,
+      running: fenced,
+      run: fenced
+        ? { journal_length: journalLength, ...this.#lease.extension(now) }
+        : { journal_length: journalLength },
+      journal: preparedRows(
+        JournalRow,
+        entries.map((entry, index) => ({
+          runId: this.run.id,
+          sequence: first + index,
+          key: entry.key,
+          kind: entry.kind,
+          payload: entry.payload,
+          createdAt: now,
+        }))
+      ),
+      calls,
+      beforeCommit: this.#beforeCommit,
     })
     if (!committed) return false
-    this.#nextRow = firstRow + written.length
-    this.rows.push(...written)
+    this.#nextRow += calls.length
     this.journal.push(...entries.map(({ kind, payload }) => ({ kind, payload }) as JournalEntry))
     this.run.journalLength = this.journal.length
     return true

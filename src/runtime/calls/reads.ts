@@ -12,16 +12,16 @@
 import type { ExecutedCall } from '../../inbox/inbox.ts'
 import { ASK_TOOL_NAME } from '../../questions/ask_tool.ts'
 import { resultKey, storedCallId, type SavedToolCall, type ToolOutput } from '../journal.ts'
-import type { NewEntry, RowWriter } from '../run_memory.ts'
+import type { NewEntry, RowBuilder } from '../run_memory.ts'
 import type { CallContext } from './context.ts'
 import { errorOutput } from './context.ts'
 import { resultText } from './execute_once.ts'
 
-export type StepReads = { entries: NewEntry[]; writeRows?: RowWriter }
+export type StepReads = { entries: NewEntry[]; rows?: RowBuilder }
 
 /**
  * Runs the leading read calls of step `step` and returns their journal
- * entries and the writer of their rows, for the step's checkpoint.
+ * entries and the builder of their rows, for the step's checkpoint.
  */
 export async function runReads(
   context: CallContext,
@@ -79,7 +79,6 @@ export async function runReads(
   if (executed.length === 0) return { entries }
   return {
     entries,
-    writeRows: (client, firstSequence) =>
-      context.inbox.recordExecuted(run, executed, firstSequence, client),
+    rows: (firstSequence) => context.inbox.executedRows(run, executed, firstSequence),
   }
 }
