@@ -40,18 +40,21 @@ function plainLoop(model: ReturnType<typeof stepperModel>, steps: number) {
   return generateText({
     model,
     prompt: 'Look up every key',
-    tools: {
-      lookup: tool({
-        description: 'Look up a key',
-        inputSchema: jsonSchema<{ key: string }>({
-          type: 'object',
-          properties: { key: { type: 'string' } },
-          required: ['key'],
-        }),
-        execute: lookup,
-      }),
-    },
+    tools: { lookup: lookupTool() },
     stopWhen: stepCountIs(steps + 1),
+  })
+}
+
+/** The read tool as a plain AI SDK tool */
+function lookupTool() {
+  return tool({
+    description: 'Look up a key',
+    inputSchema: jsonSchema<{ key: string }>({
+      type: 'object',
+      properties: { key: { type: 'string' } },
+      required: ['key'],
+    }),
+    execute: lookup,
   })
 }
 
@@ -196,20 +199,50 @@ export async function measureDurableStep(
 }
 
 /**
- * How a step's cost grows with the run's length: the median duration of
- * the last ten steps of a run of `steps` steps over that of steps 2–11.
+ * How a step's cost grows with the run's length. The plain AI SDK loop
+ * grows too (every model call resends, and the SDK converts, the whole
+ * conversation), so both are measured in the same run: the median of
+ * steps 2–21 against the median of the last twenty, for the package, for
+ * the plain loop, and for the package's own share (package − plain).
  */
 export async function measureGrowth(options: { steps: number }) {
-  const marks: number[] = []
+  const window = 20
+  const median = (durations: number[], from: number, to?: number) =>
+    spread(durations.slice(from, to)).median
+
+  const packageMarks: number[] = []
   const agents = stepperAgents(options.steps, (point) => {
-    if (point === 'after-response-saved') marks.push(performance.now())
+    if (point === 'after-response-saved') packageMarks.push(performance.now())
   })
   await agents.start('stepper', { input: 'Look up every key', owner: null })
   await agents.idle()
-  const durations = marks.slice(1).map((mark, index) => mark - marks[index])
-  const early = spread(durations.slice(1, 11)).median
-  const late = spread(durations.slice(-10)).median
-  return { early, late, ratio: late / early }
+
+  const plainMarks: number[] = []
+  await generateText({
+    model: stepperModel(options.steps),
+    prompt: 'Look up every key',
+    tools: { lookup: lookupTool() },
+    stopWhen: stepCountIs(options.steps + 1),
+    onStepFinish: () => {
+      plainMarks.push(performance.now())
+    },
+  })
+
+  const figures = (marks: number[]) => {
+    const durations = marks.slice(1).map((mark, index) => mark - marks[index])
+    return { early: median(durations, 1, 1 + window), late: median(durations, -window) }
+  }
+  const durable = figures(packageMarks)
+  const plain = figures(plainMarks)
+  const own = {
+    early: Math.max(durable.early - plain.early, 0.001),
+    late: Math.max(durable.late - plain.late, 0.001),
+  }
+  return {
+    durable: { ...durable, ratio: durable.late / durable.early },
+    plain: { ...plain, ratio: plain.late / plain.early },
+    own: { ...own, ratio: own.late / own.early },
+  }
 }
 
 /**

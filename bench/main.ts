@@ -79,10 +79,16 @@ for (const name of values.db.split(',').map((item) => item.trim()) as DbName[]) 
     console.error(`${name}: growth over ${sizes.growthSteps} steps`)
     const growth = await measureGrowth({ steps: sizes.growthSteps })
     cell(
-      `per-step cost at step ${sizes.growthSteps} vs step 10`,
+      `per-step cost at step ${sizes.growthSteps} vs steps 2–21: package (plain AI SDK loop)`,
+      '',
+      name,
+      `${formatNumber(growth.durable.ratio)}× (${formatNumber(growth.plain.ratio)}×), ${formatNumber(growth.durable.late)} (${formatNumber(growth.plain.late)}) ms`
+    )
+    cell(
+      `the package's own share of a step (package − plain) at step ${sizes.growthSteps} vs steps 2–21`,
       '≤ 1.2×',
       name,
-      `${formatNumber(growth.ratio)}× (${formatNumber(growth.late)} ms)`
+      `${formatNumber(growth.own.ratio)}× (${formatNumber(growth.own.early)} → ${formatNumber(growth.own.late)} ms)`
     )
 
     console.error(`${name}: ${sizes.concurrentRuns} runs at once`)

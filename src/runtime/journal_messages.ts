@@ -1,12 +1,12 @@
 /*
- * Rebuilds the conversation a run had with its model from the run journal.
- * Pure: it reads journal entries' payloads and returns AI SDK model
- * messages, so a run resumed on another process sends exactly what it
- * would have sent. Kept apart from journal.ts, which reads the database.
+ * The conversation a run had with its model, from the run journal. Pure:
+ * it reads journal entries' payloads and returns AI SDK model messages,
+ * so a run resumed on another process sends exactly what it would have
+ * sent. Kept apart from journal.ts, which reads the database.
  */
 
 import type { ModelMessage } from 'ai'
-import type { JournalEntry, SavedToolCall, ToolOutput } from './journal.ts'
+import type { JournalEntry, JournalPayloads, ToolOutput } from './journal.ts'
 
 type ToolResultPart = {
   type: 'tool-result'
@@ -15,52 +15,73 @@ type ToolResultPart = {
   output: ToolOutput
 }
 
+type OpenStep = {
+  response: JournalPayloads['model-response']
+  results: Map<string, ToolResultPart>
+  /** Calls the runtime wrote a result of (not the SDK's own errors) */
+  done: Set<string>
+}
+
 /**
- * The model messages of a run so far, in journal order. Tool results of a
- * step are gathered into one tool message, in the order the model called
- * the tools: the SDK's own errors for invalid calls and the runtime's results.
+ * The conversation of a run, kept up to date one journal entry at a time
+ * (a driver adds each entry it writes, so nothing is rebuilt per step).
+ * Tool results of a step are gathered into one tool message, in the order
+ * the model called the tools: the SDK's own errors for invalid calls and
+ * the runtime's results.
  *
  * @example
- * const messages = buildMessages(memory.journal)
+ * const conversation = new Conversation(memory.journal)
+ * conversation.add(entry)
+ * await generateText({ model, messages: conversation.messages() })
  */
-export function buildMessages(entries: JournalEntry[]): ModelMessage[] {
-  const messages: ModelMessage[] = []
-  let step: { calls: SavedToolCall[]; results: Map<string, ToolResultPart> } | null = null
+export class Conversation {
+  /** Messages of the steps before the open one */
+  #closed: ModelMessage[] = []
+  #open: OpenStep | null = null
+  #steps = 0
 
-  const flush = () => {
-    if (!step) return
-    const parts = step.calls
-      .map((call) => step!.results.get(call.toolCallId))
-      .filter((part): part is ToolResultPart => part !== undefined)
-    if (parts.length > 0) messages.push({ role: 'tool', content: parts } as ModelMessage)
-    step = null
+  constructor(entries: JournalEntry[] = []) {
+    for (const entry of entries) this.add(entry)
   }
 
-  for (const entry of entries) {
+  /** How many model responses the run has */
+  get steps(): number {
+    return this.#steps
+  }
+
+  /** The last model response, and the ids of its calls the runtime wrote a result of */
+  get lastStep(): { response: JournalPayloads['model-response']; done: Set<string> } | null {
+    if (!this.#open) return null
+    return { response: this.#open.response, done: new Set(this.#open.done) }
+  }
+
+  add(entry: JournalEntry): void {
     switch (entry.kind) {
       case 'input':
-        messages.push({ role: 'user', content: entry.payload.text })
+        this.#closed.push({ role: 'user', content: entry.payload.text })
         break
       case 'intake':
-        if (entry.payload.text) messages.push({ role: 'user', content: entry.payload.text })
+        if (entry.payload.text) this.#closed.push({ role: 'user', content: entry.payload.text })
         break
       case 'model-response': {
-        flush()
+        this.#close()
+        this.#steps++
         const [assistant, ...rest] = entry.payload.messages
-        if (assistant) messages.push(assistant)
-        step = { calls: entry.payload.toolCalls, results: new Map() }
+        if (assistant) this.#closed.push(assistant)
+        this.#open = { response: entry.payload, results: new Map(), done: new Set() }
         for (const message of rest) {
           if (message.role !== 'tool') continue
           for (const part of message.content) {
             if (part.type === 'tool-result') {
-              step.results.set(part.toolCallId, part as unknown as ToolResultPart)
+              this.#open.results.set(part.toolCallId, part as unknown as ToolResultPart)
             }
           }
         }
         break
       }
       case 'tool-result':
-        step?.results.set(entry.payload.toolCallId, {
+        this.#open?.done.add(entry.payload.toolCallId)
+        this.#open?.results.set(entry.payload.toolCallId, {
           type: 'tool-result',
           toolCallId: entry.payload.toolCallId,
           toolName: entry.payload.toolName,
@@ -69,8 +90,34 @@ export function buildMessages(entries: JournalEntry[]): ModelMessage[] {
         break
     }
   }
-  flush()
-  return messages
+
+  /**
+   * The model messages so far, in journal order.
+   */
+  messages(): ModelMessage[] {
+    const tool = this.#open && toolMessage(this.#open)
+    return tool ? [...this.#closed, tool] : [...this.#closed]
+  }
+
+  #close() {
+    const tool = this.#open && toolMessage(this.#open)
+    if (tool) this.#closed.push(tool)
+    this.#open = null
+  }
+}
+
+/**
+ * The model messages of a run's journal entries.
+ */
+export function buildMessages(entries: JournalEntry[]): ModelMessage[] {
+  return new Conversation(entries).messages()
+}
+
+function toolMessage(step: OpenStep): ModelMessage | null {
+  const parts = step.response.toolCalls
+    .map((call) => step.results.get(call.toolCallId))
+    .filter((part): part is ToolResultPart => part !== undefined)
+  return parts.length > 0 ? ({ role: 'tool', content: parts } as ModelMessage) : null
 }
 
 /**

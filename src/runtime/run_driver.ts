@@ -34,8 +34,8 @@ import { CANCELLED, WAIT, type CallContext } from './calls/context.ts'
 import { handleIntake } from './calls/intake.ts'
 import { toolset } from './calls/toolset.ts'
 import type { AgentDefinition } from './define_agent.ts'
-import { resultKey, storedCallId, type JournalPayloads, type OnCheckpoint } from './journal.ts'
-import { buildMessages, renderInput } from './journal_messages.ts'
+import { resultKey, storedCallId, type OnCheckpoint } from './journal.ts'
+import { renderInput } from './journal_messages.ts'
 import { Lease } from './lease.ts'
 import { RUN_FAILURES } from '../errors.ts'
 import { RunState } from './run_state.ts'
@@ -185,16 +185,11 @@ export class RunDriver {
         continue
       }
 
-      const responses = journal.filter((entry) => entry.kind === 'model-response')
-      const last = responses.at(-1)
+      const steps = memory.conversation.steps
+      const last = memory.conversation.lastStep
       if (last) {
-        const step = responses.length
-        const payload = last.payload as JournalPayloads['model-response']
-        const done = new Set(
-          journal
-            .filter((entry) => entry.kind === 'tool-result' && entry.payload.step === step)
-            .map((entry) => (entry.payload as JournalPayloads['tool-result']).toolCallId)
-        )
+        const step = steps
+        const { response: payload, done } = last
         for (const call of payload.toolCalls) {
           /*
            * A call whose id an earlier call of the step already used gets
@@ -222,14 +217,14 @@ export class RunDriver {
         if (payload.toolCalls.length === 0) return this.#state.complete(run, payload.text)
       }
 
-      if (responses.length >= agent.maxSteps) {
+      if (steps >= agent.maxSteps) {
         return this.#state.fail(
           run,
           RUN_FAILURES.maxSteps,
           `The run reached its limit of ${agent.maxSteps} model calls without a final answer`
         )
       }
-      const status = await this.#callModel(context, responses.length + 1)
+      const status = await this.#callModel(context, steps + 1)
       if (status) return status
     }
   }
@@ -251,7 +246,7 @@ export class RunDriver {
       result = await generateText({
         model: agent.model,
         system: child ? `${instructions}\n\n${CHILD_NOTE}` : instructions,
-        messages: buildMessages(memory.journal),
+        messages: memory.conversation.messages(),
         tools: toolset(run, agent),
       })
     } catch (error) {

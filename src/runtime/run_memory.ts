@@ -14,6 +14,7 @@ import { JournalRow } from '../persistence/models/journal_row.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
 import { nextSequence, preparedRows, readRows } from '../persistence/prepared_columns.ts'
 import { writeCheckpoint } from './checkpoint_write.ts'
+import { Conversation } from './journal_messages.ts'
 import type { JournalEntry, JournalPayloads } from './journal.ts'
 import type { Lease } from './lease.ts'
 
@@ -35,6 +36,8 @@ export class RunMemory {
   readonly run: AgentRun
   readonly journal: JournalEntry[]
   readonly rows: ToolCall[]
+  /** The journal as model messages, kept up to date with it */
+  readonly conversation: Conversation
   #nextRow: number
   #lease: Lease
   /** Called inside a checkpoint's transaction, before it commits (crash tests) */
@@ -51,6 +54,7 @@ export class RunMemory {
     this.run = run
     this.journal = journal
     this.rows = rows
+    this.conversation = new Conversation(journal)
     this.#nextRow = nextRow
     this.#lease = lease
     this.#beforeCommit = beforeCommit
@@ -133,7 +137,11 @@ export class RunMemory {
     })
     if (!committed) return false
     this.#nextRow += calls.length
-    this.journal.push(...entries.map(({ kind, payload }) => ({ kind, payload }) as JournalEntry))
+    for (const { kind, payload } of entries) {
+      const entry = { kind, payload } as JournalEntry
+      this.journal.push(entry)
+      this.conversation.add(entry)
+    }
     this.run.journalLength = this.journal.length
     return true
   }
