@@ -162,11 +162,17 @@ export class RunDriver {
 
     for (;;) {
       if (journal.length === 0) {
-        const refused = await this.#append(memory, {
+        const input: NewEntry = {
           key: 'input',
           kind: 'input',
           payload: { text: renderInput(run.input) },
-        })
+        }
+        // Derived from the run row, the input needs no commit of its own: it goes with the first response
+        if (!agent.intake) {
+          memory.stage(input)
+          continue
+        }
+        const refused = await this.#append(memory, input)
         if (refused) return refused
         continue
       }

@@ -39,6 +39,8 @@ export class RunMemory {
   /** The journal as model messages, kept up to date with it */
   readonly conversation: Conversation
   #nextRow: number
+  /** Entries in `journal` not written yet: they go with the next checkpoint */
+  #staged: NewEntry[] = []
   #lease: Lease
   /** Called inside a checkpoint's transaction, before it commits (crash tests) */
   #beforeCommit?: () => void | Promise<void>
@@ -62,16 +64,21 @@ export class RunMemory {
 
   /**
    * Reads what the run needs: the run, its journal (parsed once) and the
-   * rows of its current attempt. Three queries, once per drive; a fourth
-   * for the next row sequence of a retried run.
+   * rows of its current attempt. Three queries, once per drive (one for a
+   * run with nothing journaled yet); one more for the next row sequence of
+   * a retried run.
    */
   static async load(runId: string, lease: Lease, beforeCommit?: () => void | Promise<void>) {
     const run = await AgentRun.findOrFail(runId)
-    const saved = await JournalRow.query()
-      .where('run_id', runId)
-      .orderBy('sequence', 'asc')
-      .select('kind', 'payload')
-      .pojo<{ kind: string; payload: unknown }>()
+    // A run with nothing journaled has no rows in this attempt either: the driver writes both
+    const fresh = run.journalLength === 0
+    const saved = fresh
+      ? []
+      : await JournalRow.query()
+          .where('run_id', runId)
+          .orderBy('sequence', 'asc')
+          .select('kind', 'payload')
+          .pojo<{ kind: string; payload: unknown }>()
     const journal = saved.map(
       (entry) =>
         ({
@@ -79,14 +86,16 @@ export class RunMemory {
           payload: typeof entry.payload === 'string' ? JSON.parse(entry.payload) : entry.payload,
         }) as JournalEntry
     )
-    const rows = readRows(
-      ToolCall,
-      await ToolCall.query()
-        .where('run_id', runId)
-        .where('attempt', run.attempt)
-        .orderBy('sequence', 'asc')
-        .pojo<Record<string, unknown>>()
-    )
+    const rows = fresh
+      ? []
+      : readRows(
+          ToolCall,
+          await ToolCall.query()
+            .where('run_id', runId)
+            .where('attempt', run.attempt)
+            .orderBy('sequence', 'asc')
+            .pojo<Record<string, unknown>>()
+        )
     const nextRow =
       run.attempt === 1 ? (rows.at(-1)?.sequence ?? 0) + 1 : await nextSequence(ToolCall, runId)
     return new RunMemory(run, journal, rows, nextRow, lease, beforeCommit)
@@ -100,7 +109,17 @@ export class RunMemory {
   }
 
   /**
-   * Appends `entries` to the journal, and writes the rows `rows` builds,
+   * Adds an entry to the journal in memory, to be written with the next
+   * checkpoint: for an entry the run can derive again from its row (the
+   * input), which needs no commit of its own.
+   */
+  stage(entry: NewEntry): void {
+    this.#staged.push(entry)
+    this.#remember(entry)
+  }
+
+  /**
+   * Appends `entries` (after any staged ones) to the journal, and writes the rows `rows` builds,
    * all or nothing behind the lease's fence (checkpoint_write.ts). Returns false, having
    * written nothing, when this driver may no longer write: the run was
    * cancelled or finished, or its lease was taken by another driver.
@@ -110,10 +129,11 @@ export class RunMemory {
    * and nobody will drive the run again.
    */
   async checkpoint(entries: NewEntry[], rows?: RowBuilder, fenced = true): Promise<boolean> {
-    const first = this.journal.length + 1
+    const written = [...this.#staged, ...entries]
+    const first = this.journal.length - this.#staged.length + 1
     const now = DateTime.now()
     const calls = rows ? rows(this.#nextRow) : []
-    const journalLength = first - 1 + entries.length
+    const journalLength = first - 1 + written.length
     const committed = await writeCheckpoint({
       runId: this.run.id,
       owner: this.#lease.owner,
@@ -123,7 +143,7 @@ export class RunMemory {
         : { journal_length: journalLength },
       journal: preparedRows(
         JournalRow,
-        entries.map((entry, index) => ({
+        written.map((entry, index) => ({
           runId: this.run.id,
           sequence: first + index,
           key: entry.key,
@@ -137,12 +157,15 @@ export class RunMemory {
     })
     if (!committed) return false
     this.#nextRow += calls.length
-    for (const { kind, payload } of entries) {
-      const entry = { kind, payload } as JournalEntry
-      this.journal.push(entry)
-      this.conversation.add(entry)
-    }
+    this.#staged = []
+    for (const entry of entries) this.#remember(entry)
     this.run.journalLength = this.journal.length
     return true
+  }
+
+  #remember({ kind, payload }: NewEntry) {
+    const entry = { kind, payload } as JournalEntry
+    this.journal.push(entry)
+    this.conversation.add(entry)
   }
 }

@@ -270,10 +270,10 @@ const SURVEY_KEYS = [
  */
 const BATCH_POINTS = [
   {
-    // After the first read, before the second: the step's transaction is not even open
+    // After the first read, before the second: the step's checkpoint (and the input with it) not written
     name: 'mid-batch',
     crashAt: 'during-read',
-    keysAtKill: 1,
+    keysAtKill: 0,
     readsAtKill: ['north'],
     rowsAtKill: 0,
     ranAtKill: 0,
@@ -281,10 +281,10 @@ const BATCH_POINTS = [
     reads: ['north', 'north', 'south'],
   },
   {
-    // Inside the step's transaction (the first checkpoint is the input's): all of it rolls back
+    // Inside the step's checkpoint (the first: the input goes with it): all of it rolls back
     name: 'in-batch-commit',
-    crashAt: 'before-commit:2',
-    keysAtKill: 1,
+    crashAt: 'before-commit:1',
+    keysAtKill: 0,
     readsAtKill: ['north', 'south'],
     rowsAtKill: 0,
     ranAtKill: 0,
@@ -305,7 +305,7 @@ const BATCH_POINTS = [
   {
     // Inside the next step's checkpoint (the response calling the action): it rolls back
     name: 'in-next-commit',
-    crashAt: 'before-commit:3',
+    crashAt: 'before-commit:2',
     keysAtKill: 4,
     readsAtKill: ['north', 'south'],
     rowsAtKill: 2,
@@ -316,7 +316,7 @@ const BATCH_POINTS = [
   {
     // The action ran and its row holds the result; its tool-result checkpoint rolls back
     name: 'in-result-commit',
-    crashAt: 'before-commit:4',
+    crashAt: 'before-commit:3',
     keysAtKill: 5,
     readsAtKill: ['north', 'south'],
     rowsAtKill: 3,
