@@ -10,7 +10,7 @@ import { hostname } from 'node:os'
 import { randomUUID } from 'node:crypto'
 import { DateTime } from 'luxon'
 import { AgentRun, FINISHED_RUN_STATUSES } from '../persistence/models/agent_run.ts'
-import { affectedRows, preparedColumns } from '../persistence/prepared_columns.ts'
+import { affectedRows, preparedColumns, readRows } from '../persistence/prepared_columns.ts'
 import debug from '../debug.ts'
 
 export type LeaseOptions = {
@@ -36,12 +36,14 @@ export class Lease {
 
   /**
    * Takes the lease when nobody holds a live one. The status moves to
-   * `running` so a dead driver's run is found at start-up.
+   * `running` so a dead driver's run is found at start-up. Returns false
+   * when refused; else the run row as the update left it where the
+   * database returns updated rows (PostgreSQL), or null.
    */
-  async acquire(runId: string): Promise<boolean> {
+  async acquire(runId: string): Promise<false | { run: AgentRun | null }> {
     const now = DateTime.now()
     const probe = new AgentRun()
-    const affected = await AgentRun.query()
+    const query = AgentRun.query()
       .where('id', runId)
       .whereNotIn('status', FINISHED_RUN_STATUSES)
       .where((free) =>
@@ -53,31 +55,37 @@ export class Lease {
             preparedColumns(probe, { leaseExpiresAt: now }).lease_expires_at
           )
       )
-      .update(
-        preparedColumns(probe, {
-          status: 'running',
-          leaseOwner: this.owner,
-          leaseExpiresAt: now.plus({ milliseconds: this.#ttl }),
-          updatedAt: now,
-        })
-      )
-    const won = affectedRows(affected) === 1
-    debug('run %s: lease %s by %s', runId, won ? 'taken' : 'refused', this.owner)
-    return won
+    const changes = preparedColumns(probe, {
+      status: 'running',
+      leaseOwner: this.owner,
+      leaseExpiresAt: now.plus({ milliseconds: this.#ttl }),
+      updatedAt: now,
+    })
+    let acquired: false | { run: AgentRun | null }
+    if (query.client.dialect.name === 'postgres') {
+      const rows: Record<string, unknown>[] = await query.returning('*').update(changes)
+      acquired = rows.length === 1 ? { run: readRows(AgentRun, rows)[0] } : false
+    } else {
+      acquired = affectedRows(await query.update(changes)) === 1 ? { run: null } : false
+    }
+    debug('run %s: lease %s by %s', runId, acquired ? 'taken' : 'refused', this.owner)
+    return acquired
   }
 
   /**
    * Runs `work` on a run whose lease this process took, extending the
-   * lease every third of its ttl, and releases it when `work` ends.
+   * lease every third of its ttl, and releases it when `work` ends, unless
+   * `released` says the work gave it up itself (a status change that
+   * clears the lease in the same update).
    */
-  async hold<T>(runId: string, work: () => Promise<T>): Promise<T> {
+  async hold<T>(runId: string, work: () => Promise<T>, released?: () => boolean): Promise<T> {
     const heartbeat = setInterval(() => void this.#extend(runId), this.#ttl / 3)
     heartbeat.unref()
     try {
       return await work()
     } finally {
       clearInterval(heartbeat)
-      await this.#release(runId)
+      if (!released?.()) await this.#release(runId)
     }
   }
 

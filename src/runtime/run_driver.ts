@@ -104,17 +104,24 @@ export class RunDriver {
     if (this.#active.has(runId)) return 'busy'
     this.#active.add(runId)
     try {
-      if (!(await this.#lease.acquire(runId))) {
+      const acquired = await this.#lease.acquire(runId)
+      if (!acquired) {
         // Refused: a finished run says so; a live one is held by another driver
         const run = await AgentRun.find(runId)
         return run && isFinished(run.status) ? run.status : 'busy'
       }
-      return await this.#lease.hold(runId, async () => {
-        const memory = await RunMemory.load(runId, this.#lease, () =>
-          this.#onCheckpoint?.('before-commit', runId)
-        )
-        return this.#loop(memory)
-      })
+      let memory: RunMemory | undefined
+      return await this.#lease.hold(
+        runId,
+        async () => {
+          memory = await RunMemory.load(acquired.run ?? runId, this.#lease, () =>
+            this.#onCheckpoint?.('before-commit', runId)
+          )
+          return this.#loop(memory)
+        },
+        // RunState's last change gave the lease up with it
+        () => memory !== undefined && memory.run.leaseOwner === null
+      )
     } finally {
       this.#active.delete(runId)
     }

@@ -63,13 +63,19 @@ export class RunMemory {
   }
 
   /**
-   * Reads what the run needs: the run, its journal (parsed once) and the
-   * rows of its current attempt. Three queries, once per drive (one for a
-   * run with nothing journaled yet); one more for the next row sequence of
-   * a retried run.
+   * Reads what the run needs: the run (unless the lease's update returned
+   * it), its journal (parsed once) and the rows of its current attempt.
+   * Three queries at most, once per drive (none beyond the run for a run
+   * with nothing journaled yet); one more for the next row sequence of a
+   * retried run.
    */
-  static async load(runId: string, lease: Lease, beforeCommit?: () => void | Promise<void>) {
-    const run = await AgentRun.findOrFail(runId)
+  static async load(
+    runOrId: AgentRun | string,
+    lease: Lease,
+    beforeCommit?: () => void | Promise<void>
+  ) {
+    const run = typeof runOrId === 'string' ? await AgentRun.findOrFail(runOrId) : runOrId
+    const runId = run.id
     // A run with nothing journaled has no rows in this attempt either: the driver writes both
     const fresh = run.journalLength === 0
     const saved = fresh

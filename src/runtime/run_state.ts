@@ -72,18 +72,21 @@ export class RunState {
   }
 
   /**
-   * Moves the run to a new status, unless it was cancelled meanwhile or
-   * this driver lost its lease: then the run's status stands, or `'busy'`
+   * Moves the run to a new status and gives up its lease (every change
+   * here ends the drive), unless it was cancelled meanwhile or this driver
+   * lost its lease: then the run's status stands, or `'busy'`
    * when another driver holds it.
    */
   async #transition(run: AgentRun, status: RunStatus, changes: Partial<AgentRun> = {}) {
+    // The driver stops here: the lease goes in the same update (no release statement after it)
+    const released = { ...changes, leaseOwner: null, leaseExpiresAt: null }
     const affected = await AgentRun.query()
       .where('id', run.id)
       .where('lease_owner', this.#owner)
       .whereNotIn('status', FINISHED_RUN_STATUSES)
-      .update(preparedColumns(run, { status, ...changes, updatedAt: DateTime.now() }))
+      .update(preparedColumns(run, { status, ...released, updatedAt: DateTime.now() }))
     if (affectedRows(affected) !== 1) return this.stopped(run)
-    Object.assign(run, { status, ...changes })
+    Object.assign(run, { status, ...released })
     return status
   }
 
