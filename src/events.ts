@@ -22,4 +22,6 @@ export type AgentEvents = {
  */
 export type EventSink = {
   emit<Name extends keyof AgentEvents>(name: Name, data: AgentEvents[Name]): Promise<void> | void
+  /** Lets the runtime skip reading what only a listener would get */
+  hasListeners?(name: keyof AgentEvents): boolean
 }

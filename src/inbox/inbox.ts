@@ -18,6 +18,7 @@ import { questionSetFingerprint } from '../questions/memory.ts'
 import type { ExpiryPolicy } from '../questions/settle.ts'
 import type { QuestionOutcome } from '../questions/types.ts'
 import { hashArgs } from './args_hash.ts'
+import { readRows } from '../persistence/prepared_columns.ts'
 import { listRows, type InboxPage, type InboxQuery } from './list.ts'
 import { builtColumns, insertRow, type RowHolder } from './rows.ts'
 import { RowSettler, type RowSettlerOptions, type SettleOptions } from './row_settler.ts'
@@ -183,8 +184,10 @@ export class Inbox {
   /**
    * One row by id, or null.
    */
-  find(rowId: string): Promise<ToolCall | null> {
-    return isRowId(rowId) ? ToolCall.find(rowId) : Promise.resolve(null)
+  async find(rowId: string): Promise<ToolCall | null> {
+    if (!isRowId(rowId)) return null
+    const [row] = readRows(ToolCall, await ToolCall.query().where('id', rowId).limit(1).pojo())
+    return row ?? null
   }
 
   /**

@@ -300,8 +300,10 @@ export class Agents {
     const runId = row.runId
     if (!runId) return
     this.#handOff(async () => {
-      const run = await AgentRun.find(runId)
-      if (run) await this.#events?.emit('agents:run:resumed', { run })
+      if (this.#events?.hasListeners?.('agents:run:resumed') ?? this.#events) {
+        const run = await AgentRun.find(runId)
+        if (run) await this.#events?.emit('agents:run:resumed', { run })
+      }
       await this.executor.resume(runId)
     })
   }
