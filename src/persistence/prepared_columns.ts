@@ -19,17 +19,32 @@ export function preparedColumns<T extends LucidRow>(
   row: T,
   attributes: { [K in keyof T]?: T[K] }
 ): Record<string, any> {
+  const model = row.constructor as LucidModel
+  const values: Record<string, unknown> = { ...attributes }
+  for (const key of Object.keys(values)) {
+    const value = values[key]
+    if (DateTime.isDateTime(value) && value.isValid) values[key] = sqlDateTime(model, value)
+  }
   return (
     row as unknown as { prepareForAdapter(values: object): Record<string, any> }
-  ).prepareForAdapter(attributes)
+  ).prepareForAdapter(values)
+}
+
+/**
+ * A date as the model's connection writes it. Lucid's own date columns
+ * build a query per value to learn the dialect's format; the format is
+ * read here from the connection's client instead.
+ */
+function sqlDateTime(model: LucidModel, value: DateTime): string {
+  const client = model.$adapter.modelConstructorClient(model)
+  return value.toFormat(client.dialect.dateTimeFormat)
 }
 
 /**
  * The columns of many new rows of one model, as `preparedColumns` would
  * write each, without a model instance per row: the hot path writes a
- * step's rows this way. Lucid formats a date by building a query to learn
- * the dialect's format; here each distinct DateTime is formatted once
- * (a checkpoint's rows share one `now`).
+ * step's rows this way. Each distinct DateTime is formatted once (a
+ * checkpoint's rows share one `now`).
  *
  * @example
  * await trx.insertQuery().table(JournalRow.table).multiInsert(preparedRows(JournalRow, entries))
@@ -39,17 +54,15 @@ export function preparedRows<Model extends LucidModel>(
   rows: { [K in keyof InstanceType<Model>]?: InstanceType<Model>[K] }[]
 ): Record<string, unknown>[] {
   const probe = new model()
-  const dates = new Map<DateTime, unknown>()
+  const dates = new Map<DateTime, string>()
   return rows.map((attributes) => {
     const columns: Record<string, unknown> = {}
     for (const key of Object.keys(attributes)) {
       const column = model.$getColumn(key)
       if (!column) throw new Error(`${model.name} has no column "${key}"`)
       let value = (attributes as Record<string, unknown>)[key]
-      if (DateTime.isDateTime(value)) {
-        if (!dates.has(value)) {
-          dates.set(value, preparedColumns(probe, { [key]: value } as object)[column.columnName])
-        }
+      if (DateTime.isDateTime(value) && value.isValid) {
+        if (!dates.has(value)) dates.set(value, sqlDateTime(model, value))
         value = dates.get(value)
       } else if (typeof column.prepare === 'function') {
         value = column.prepare(value, key, probe)
