@@ -101,9 +101,11 @@ export async function nextSequence(
 /**
  * Models from raw rows of a read-only listing, without Lucid's copy of
  * every attribute as "original" (a deep merge per row that costs more than
- * the query): columns are consumed (JSON parsed, dates made) as Lucid
- * would, and the instances know they are persisted, so `refresh()` and
- * conditional updates work. Save them only through conditional updates.
+ * the query) nor its per-attribute setter calls: columns are consumed (JSON
+ * parsed, dates made) as Lucid would and the attributes set at once, and
+ * the instances know they are persisted, so `refresh()` and conditional
+ * updates work. Save them only through conditional updates. Columns the
+ * model does not declare go to `$extras`, as with Lucid.
  *
  * @example
  * const rows = readRows(ToolCall, await ToolCall.query().where(...).pojo())
@@ -112,11 +114,48 @@ export function readRows<Model extends LucidModel>(
   model: Model,
   raw: Record<string, unknown>[]
 ): InstanceType<Model>[] {
-  return raw.map((columns) => {
+  const columns = columnsOf(model)
+  return raw.map((values) => {
     const row = new model() as InstanceType<Model>
-    row.$consumeAdapterResult(columns)
+    const attributes: Record<string, unknown> = {}
+    const extras: Record<string, unknown> = {}
+    for (const name of Object.keys(values)) {
+      const column = columns.get(name)
+      if (!column) {
+        extras[name] = values[name]
+        continue
+      }
+      attributes[column.attribute] = column.consume
+        ? column.consume(values[name], column.attribute, row)
+        : values[name]
+    }
+    row.$attributes = attributes
+    row.$extras = extras
     row.$isPersisted = true
     row.$isLocal = false
     return row
   })
+}
+
+type ConsumedColumn = {
+  attribute: string
+  consume?: (value: unknown, attribute: string, row: LucidRow) => unknown
+}
+
+const consumedColumns = new WeakMap<LucidModel, Map<string, ConsumedColumn>>()
+
+/**
+ * A model's columns by column name, with the attribute each fills and how
+ * its value is consumed; built once per model.
+ */
+function columnsOf(model: LucidModel): Map<string, ConsumedColumn> {
+  let columns = consumedColumns.get(model)
+  if (!columns) {
+    columns = new Map()
+    for (const [attribute, column] of model.$columnsDefinitions) {
+      columns.set(column.columnName, { attribute, consume: column.consume })
+    }
+    consumedColumns.set(model, columns)
+  }
+  return columns
 }
