@@ -14,6 +14,7 @@ import { cancelRuns, type ExpiryBatch } from '../inbox/expiry.ts'
 import { AgentRun, isFinished } from '../persistence/models/agent_run.ts'
 import { JournalRow } from '../persistence/models/journal_row.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
+import { transaction } from '../persistence/transaction.ts'
 import type { QuestionLimits } from '../questions/types.ts'
 import { DEFAULT_LIMITS, resolveLimits } from '../questions/values.ts'
 import debug from '../debug.ts'
@@ -150,7 +151,7 @@ export class Agents {
   async cancel(id: string): Promise<AgentRun> {
     const run = await AgentRun.find(id)
     if (!run) throw new E_NOT_FOUND([`No run ${id}`])
-    const cancelled = await AgentRun.transaction((trx) => cancelRuns(trx, [id], DateTime.now()))
+    const cancelled = await transaction(AgentRun, (trx) => cancelRuns(trx, [id], DateTime.now()))
     await run.refresh()
     if (cancelled) await this.#events?.emit('agents:run:cancelled', { run })
     return run
@@ -166,7 +167,7 @@ export class Agents {
     const run = await AgentRun.find(id)
     if (!run) throw new E_NOT_FOUND([`No run ${id}`])
     if (run.status !== 'failed') throw new E_NOT_RETRYABLE([id, run.status])
-    await AgentRun.transaction(async (trx) => {
+    await transaction(AgentRun, async (trx) => {
       await JournalRow.query({ client: trx }).where('run_id', id).delete()
       run.useTransaction(trx)
       run.merge({

@@ -19,6 +19,7 @@ import {
   preparedColumns,
   readRows,
 } from '../persistence/prepared_columns.ts'
+import { transaction } from '../persistence/transaction.ts'
 import type { JournalEntry, JournalPayloads } from './journal.ts'
 import type { Lease } from './lease.ts'
 
@@ -117,7 +118,7 @@ export class RunMemory {
     const probe = new JournalRow()
     let written: ToolCall[] = []
     const firstRow = this.#nextRow
-    const committed = await AgentRun.transaction(async (trx) => {
+    const committed = await transaction(AgentRun, async (trx) => {
       const length = { journal_length: first - 1 + entries.length }
       if (fenced) {
         if (!(await this.#lease.fence(trx, this.run.id, length))) return false
