@@ -69,7 +69,7 @@ export class FaultProxy {
     const close = () => this.#destroy(pair)
     client.on('error', close).on('close', close)
     server.on('error', close).on('close', close)
-    client.on('data', (chunk) => {
+    client.on('data', (chunk: Buffer) => {
       const verdict = this.inspect(chunk)
       if (verdict === 'cut') {
         this.cuts++
