@@ -187,11 +187,12 @@ export class Agents {
 
   /**
    * Resumes runs a dead process left behind: `queued`/`running` ones whose
-   * lease lapsed, and `waiting` ones with nothing pending (settled while no
-   * process could resume them). Returns how many were scheduled.
+   * lease lapsed (or that this process holds but no longer drives), and
+   * `waiting` ones with nothing pending (settled while no process could
+   * resume them). Returns how many were scheduled.
    */
   async recover(): Promise<number> {
-    const runs = await strandedRuns()
+    const runs = await strandedRuns(this.driver.owner)
     for (const run of runs) await this.executor.resume(run.id)
     debug('recovered %d runs', runs.length)
     return runs.length

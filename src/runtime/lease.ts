@@ -36,8 +36,13 @@ export class Lease {
   }
 
   /**
-   * Takes the lease when nobody holds a live one. The status moves to
-   * `running` so a dead driver's run is found at start-up.
+   * Takes the lease when nobody holds a live one, or when this owner still
+   * holds it: a drive that failed on a lost connection could not release
+   * it, and its retry (or this process's recovery) takes it back at once
+   * instead of waiting for it to lapse while another process might take
+   * the run. The driver refuses a second drive of a run it is driving
+   * before asking here. The status moves to `running` so a dead driver's
+   * run is found at start-up.
    */
   async acquire(runId: string): Promise<boolean> {
     const now = DateTime.now()
@@ -48,6 +53,7 @@ export class Lease {
       .where((free) =>
         free
           .whereNull('lease_owner')
+          .orWhere('lease_owner', this.owner)
           .orWhere(
             'lease_expires_at',
             '<',

@@ -119,7 +119,11 @@ export class RunMemory {
     let written: ToolCall[] = []
     const firstRow = this.#nextRow
     const committed = await transaction(AgentRun, async (trx) => {
-      const length = { journal_length: first - 1 + entries.length }
+      const length = {
+        journal_length: first - 1 + entries.length,
+        // A checkpoint is progress: a drive error noted on the run is over
+        ...(this.run.lastError !== null ? { last_error: null, last_error_at: null } : {}),
+      }
       if (fenced) {
         if (!(await this.#lease.fence(trx, this.run.id, length))) return false
       } else {
@@ -152,7 +156,7 @@ export class RunMemory {
     this.#nextRow = firstRow + written.length
     this.rows.push(...written)
     this.journal.push(...entries.map(({ kind, payload }) => ({ kind, payload }) as JournalEntry))
-    this.run.journalLength = this.journal.length
+    Object.assign(this.run, { journalLength: this.journal.length, lastError: null, lastErrorAt: null })
     return true
   }
 }

@@ -63,12 +63,12 @@ export function connectionConfig(name: DbName = dbName(), port?: number) {
         client: 'better-sqlite3' as const,
         connection: { filename: sqliteFile() },
         useNullAsDefault: true,
-        // As the README advises: WAL, commits without a full fsync, and waits on a busy file
+        // As the README advises: WAL, commits without a full fsync, and waits on a busy file (ms)
         pool: {
           afterCreate(connection: { pragma(sql: string): unknown }, done: Function) {
             connection.pragma('journal_mode = WAL')
             connection.pragma('synchronous = NORMAL')
-            connection.pragma('busy_timeout = 5000')
+            connection.pragma(`busy_timeout = ${Number(env.SQLITE_BUSY_TIMEOUT ?? 5000)}`)
             done(null, connection)
           },
         },

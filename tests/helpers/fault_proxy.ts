@@ -156,3 +156,12 @@ export function isCommit(chunk: Buffer): boolean {
   if (!pg && !mysql) return false
   return /^COMMIT\b/i.test(chunk.subarray(5, 20).toString('latin1'))
 }
+
+/**
+ * Whether a client chunk writes to one of the package's tables (an
+ * INSERT, UPDATE or DELETE, in a transaction or on its own) or commits.
+ */
+export function isWrite(chunk: Buffer): boolean {
+  if (isCommit(chunk)) return true
+  return /\b(insert into|update|delete from) [`"]agent_/i.test(chunk.subarray(0, 200).toString('latin1'))
+}
