@@ -122,7 +122,7 @@ export type TestAppOptions = {
   /** More config files by name, e.g. `{ transmit: defineConfig({ ... }) }` */
   config?: Record<string, unknown>
   /** PostgreSQL or MySQL through this port instead (a fault proxy) */
-  port?: number
+  dbPort?: number
 }
 
 export async function createTestApp(options: TestAppOptions = {}) {
@@ -142,7 +142,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
         ...options.config,
         database: {
           connection: 'primary',
-          connections: { primary: connectionConfig(dbName(), options.port) },
+          connections: { primary: connectionConfig(dbName(), options.dbPort) },
         },
         agents: options.agents ?? defineConfig({ limits: { askBudget: 2 } }),
       },

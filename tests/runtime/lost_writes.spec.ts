@@ -64,7 +64,7 @@ if (dbName() !== 'sqlite') {
         if (++seen !== target.at) return 'forward'
         return target.mode
       }
-      const testApp = await createTestApp({ port: proxy.port })
+      const testApp = await createTestApp({ dbPort: proxy.port })
       return async () => {
         await testApp.terminate()
         await proxy.stop()
