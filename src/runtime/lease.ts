@@ -37,12 +37,10 @@ export class Lease {
 
   /**
    * Takes the lease when nobody holds a live one, or when this owner still
-   * holds it: a drive that failed on a lost connection could not release
-   * it, and its retry (or this process's recovery) takes it back at once
-   * instead of waiting for it to lapse while another process might take
-   * the run. The driver refuses a second drive of a run it is driving
-   * before asking here. The status moves to `running` so a dead driver's
-   * run is found at start-up.
+   * holds it: a drive that failed kept it (`hold`), and its retry or this
+   * process's recovery takes it back at once. The driver refuses a second
+   * drive of a run it is driving before asking here. The status moves to
+   * `running` so a dead driver's run is found at start-up.
    */
   async acquire(runId: string): Promise<boolean> {
     const now = DateTime.now()
@@ -75,17 +73,23 @@ export class Lease {
 
   /**
    * Runs `work` on a run whose lease this process took, extending the
-   * lease every third of its ttl, and releases it when `work` ends.
+   * lease every third of its ttl, and releases it when `work` returns.
+   * When `work` throws, the lease is kept (until it lapses): this process
+   * tries the run again (the executor's retries, then its recovery) and
+   * finishes what the failed drive left open, an action it claimed above
+   * all, while any other process waits for the lease to lapse.
    */
   async hold<T>(runId: string, work: () => Promise<T>): Promise<T> {
     const heartbeat = setInterval(() => void this.#extend(runId), this.#ttl / 3)
     heartbeat.unref()
+    let result: T
     try {
-      return await work()
+      result = await work()
     } finally {
       clearInterval(heartbeat)
-      await this.#release(runId)
     }
+    await this.#release(runId)
+    return result
   }
 
   /**

@@ -1,8 +1,8 @@
 /*
  * Which runs are stranded: nobody drives them and nothing will unless
  * someone looks. `queued` or `running` with no lease or a lapsed one (a
- * process died, or a drive failed past its retries), or one the asking
- * process itself still holds, and `waiting` with nothing pending (settled
+ * process died), or one the asking process itself still holds (its drive
+ * failed past its retries), and `waiting` with nothing pending (settled
  * where nothing resumed them). Recovery and the sweep ask here; the lease
  * still decides who drives.
  */
@@ -31,9 +31,9 @@ export function waitingWithNothingPending<Query extends ModelQueryBuilderContrac
 /**
  * The ids of every stranded run, now. With `owner`, runs still leased to
  * that owner count too: a drive of this process that failed past its
- * retries could not release its lease (the connection was gone), and this
- * process takes them back before the lease lapses (a run it is driving
- * now is refused as busy by its driver).
+ * retries kept its lease (lease.ts), and this process takes the run back
+ * before the lease lapses (a run it is driving now is refused as busy by
+ * its driver).
  */
 export function strandedRuns(owner?: string): Promise<{ id: string }[]> {
   const now = preparedColumns(new AgentRun(), { leaseExpiresAt: DateTime.now() }).lease_expires_at

@@ -123,7 +123,8 @@ test.group('agents:inbox | a drive that fails', (group) => {
     await run.refresh()
     assert.equal(run.lastError, 'The breaker cannot be instructed')
     assert.isNotNull(run.lastErrorAt)
-    assert.isNull(run.leaseOwner)
+    // The child kept its lease: the web server's recovery takes the run once it lapses
+    assert.isNotNull(run.leaseOwner)
   })
 })
 
