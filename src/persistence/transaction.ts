@@ -10,10 +10,7 @@
  * and reads back what the database really holds.
  */
 
-import type {
-  IsolationLevels,
-  TransactionClientContract,
-} from '@adonisjs/lucid/types/database'
+import type { IsolationLevels, TransactionClientContract } from '@adonisjs/lucid/types/database'
 import type { LucidModel } from '@adonisjs/lucid/types/model'
 
 /**

@@ -156,7 +156,11 @@ export class RunMemory {
     this.#nextRow = firstRow + written.length
     this.rows.push(...written)
     this.journal.push(...entries.map(({ kind, payload }) => ({ kind, payload }) as JournalEntry))
-    Object.assign(this.run, { journalLength: this.journal.length, lastError: null, lastErrorAt: null })
+    Object.assign(this.run, {
+      journalLength: this.journal.length,
+      lastError: null,
+      lastErrorAt: null,
+    })
     return true
   }
 }

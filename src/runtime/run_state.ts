@@ -86,7 +86,10 @@ export class RunState {
       .whereNotIn('status', FINISHED_RUN_STATUSES)
       .where((free) => free.whereNull('lease_owner').orWhere('lease_owner', this.#owner))
       .update(
-        preparedColumns(new AgentRun(), { lastError: errorText(error), lastErrorAt: DateTime.now() })
+        preparedColumns(new AgentRun(), {
+          lastError: errorText(error),
+          lastErrorAt: DateTime.now(),
+        })
       )
       .catch((failure) => debug('run %s: noting its error failed %O', runId, failure))
   }

@@ -163,5 +163,7 @@ export function isCommit(chunk: Buffer): boolean {
  */
 export function isWrite(chunk: Buffer): boolean {
   if (isCommit(chunk)) return true
-  return /\b(insert into|update|delete from) [`"]agent_/i.test(chunk.subarray(0, 200).toString('latin1'))
+  return /\b(insert into|update|delete from) [`"]agent_/i.test(
+    chunk.subarray(0, 200).toString('latin1')
+  )
 }

@@ -36,7 +36,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const FIXTURES = new URL('../fixtures/', import.meta.url)
 const FILES = new URL(`../../tmp/faults-${process.pid}/`, import.meta.url)
 
-const SEED = Number(process.env.FAULT_SEED ?? 16)
+const SEED = Number(process.env.FAULT_SEED ?? 2)
 const WORKERS = 2
 const RUNS_PER_WORKER = 24
 const START_EVERY = 350
@@ -148,10 +148,7 @@ function startWorkers(files: Files, env: Record<string, string>) {
  */
 async function untilAllFinished(workers: ReturnType<typeof startWorkers>, bound: number) {
   const began = Date.now()
-  await Promise.race([
-    Promise.all(workers.map((worker) => worker.until('started'))),
-    sleep(bound),
-  ])
+  await Promise.race([Promise.all(workers.map((worker) => worker.until('started'))), sleep(bound)])
   while (Date.now() - began < bound) {
     const open = await AgentRun.query().whereNotIn('status', FINISHED_RUN_STATUSES).count('* as n')
     if (Number(open[0].$extras.n) === 0) return Date.now() - began

@@ -266,7 +266,10 @@ test.group(`Runtime | a drive error on the run | ${dbName()}`, (group) => {
     assert,
   }) => {
     assert.equal(errorText(coded('ECONNRESET', 'read ECONNRESET')), 'read ECONNRESET')
-    assert.equal(errorText(coded('57P01', 'terminating connection')), '57P01: terminating connection')
+    assert.equal(
+      errorText(coded('57P01', 'terminating connection')),
+      '57P01: terminating connection'
+    )
     assert.equal(errorText('text'), 'text')
     assert.lengthOf(errorText(new Error('x'.repeat(5000))), 1000)
   })

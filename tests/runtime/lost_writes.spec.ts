@@ -47,8 +47,7 @@ if (dbName() !== 'sqlite') {
       port: dbName() === 'pg' ? 5432 : 3306,
     })
     /** Which statement from now on to cut (1 = the next that `picks`), and how */
-    let target: { at: number; mode: ChunkVerdict; picks: (chunk: Buffer) => boolean } | null =
-      null
+    let target: { at: number; mode: ChunkVerdict; picks: (chunk: Buffer) => boolean } | null = null
     let seen = 0
 
     function cutAt(at: number, mode: ChunkVerdict, picks = isCommit) {

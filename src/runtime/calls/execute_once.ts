@@ -21,8 +21,7 @@ import { errorOutput, type CallContext } from './context.ts'
  * connection. `ran` says whether the tool ran, and with what result.
  */
 export type OpenClaim =
-  | { ran: false }
-  | { ran: true; execution: 'succeeded' | 'failed'; result: unknown }
+  { ran: false } | { ran: true; execution: 'succeeded' | 'failed'; result: unknown }
 
 /**
  * The open claims of one driver, by row id. They live as long as the
