@@ -118,5 +118,10 @@ export default class AgentsInbox extends BaseCommand {
     await agents.idle()
     const after = row.runId ? await agents.run(row.runId) : null
     if (after) this.logger.info(`Run ${after.id} is ${after.status}`)
+    if (after?.lastError) {
+      this.logger.warning(
+        `Driving run ${after.id} failed: ${after.lastError}; the web server's recovery resumes it`
+      )
+    }
   }
 }

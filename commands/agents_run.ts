@@ -77,6 +77,8 @@ export default class AgentsRun extends BaseCommand {
 
     const write = (line: string) => this.logger.log(line)
     const reader = interactive ? new TerminalReader() : null
+    /** The drive error last told, so each is told (and resumed after) once */
+    let toldError: string | null = null
     try {
       for (;;) {
         await agents.idle()
@@ -85,6 +87,13 @@ export default class AgentsRun extends BaseCommand {
 
         const { rows: pending } = await agents.inbox.list({ status: 'pending', runId: run.id })
         if (pending.length === 0) {
+          const noted = run.lastErrorAt?.toISO() ?? null
+          if (run.lastError && noted !== toldError) {
+            // A drive failed past its retries: say why, and try once more (the lease decides)
+            toldError = noted
+            this.logger.warning(`Driving run ${run.id} failed: ${run.lastError}; trying again`)
+            await agents.executor.resume(run.id)
+          }
           // Driven elsewhere (a queue worker, another process's lease)
           await sleep(POLL_INTERVAL)
           continue

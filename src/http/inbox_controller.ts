@@ -147,7 +147,15 @@ export default class InboxController {
     const { run, rows, journal } = await visitor.agents.transcript(row.runId)
     return {
       row: rowCard(row),
-      run: { ...runSummary(run), result: run.result, errorCode: run.errorCode, error: run.error },
+      run: {
+        ...runSummary(run),
+        result: run.result,
+        errorCode: run.errorCode,
+        error: run.error,
+        // A drive that failed (the run is resumed by the periodic recovery)
+        lastError: run.lastError,
+        lastErrorAt: run.lastErrorAt?.toISO() ?? null,
+      },
       rows: rows.map(rowCard),
       journal: journal.map((entry) => ({
         sequence: entry.sequence,

@@ -17,6 +17,7 @@ import type { TransactionClientContract } from '@adonisjs/lucid/types/database'
 import { AgentRun, isFinished, type RunStatus } from '../persistence/models/agent_run.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
 import { nextSequence, preparedColumns, preparedRows } from '../persistence/prepared_columns.ts'
+import { transaction } from '../persistence/transaction.ts'
 import { E_ABORTED } from '../errors.ts'
 import debug from '../debug.ts'
 
@@ -109,14 +110,14 @@ export async function insertRow(
 ): Promise<ToolCall> {
   if (holder.id === null) {
     const row = buildRow(holder, 1, attributes)
-    await ToolCall.transaction((trx) => insertBuilt([row], trx))
+    await transaction(ToolCall, (trx) => insertBuilt([row], trx))
     debug('external row %s (%s, %s)', row.id, row.kind, row.status)
     return row
   }
 
   const runId = holder.id
   if (holder.status && isFinished(holder.status)) throw new E_ABORTED([runId])
-  const row = await AgentRun.transaction(async (trx) => {
+  const row = await transaction(AgentRun, async (trx) => {
     const sequence = options.sequence ?? (await nextSequence(ToolCall, runId, trx))
     const built = buildRow(holder, sequence, attributes)
     await insertBuilt([built], trx)

@@ -18,6 +18,7 @@
 import type { TransactionClientContract } from '@adonisjs/lucid/types/database'
 import type { LucidModel } from '@adonisjs/lucid/types/model'
 import debug from '../debug.ts'
+import { commit } from './transaction.ts'
 
 /** Lock errors worth running a batch again for: a batch reads before it writes */
 const RETRYABLE = new Set(['40P01', '40001', 'ER_LOCK_DEADLOCK', 'SQLITE_BUSY'])
@@ -54,10 +55,11 @@ export async function batchTransaction<T>(
         await trx.from(model.table).whereRaw('1 = 0').delete()
       }
       const result = await work(trx)
-      await trx.commit()
+      // A COMMIT lost with its connection throws (./transaction.ts)
+      await commit(trx)
       return result
     } catch (error) {
-      await trx.rollback()
+      if (!trx.isCompleted) await trx.rollback()
       const code = (error as { code?: string }).code
       if (attempt >= ATTEMPTS || !code || !RETRYABLE.has(code)) throw error
       debug('batch on %s: %s, trying again (%d)', model.table, code, attempt)

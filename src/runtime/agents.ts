@@ -14,6 +14,7 @@ import { cancelRuns, type ExpiryBatch } from '../inbox/expiry.ts'
 import { AgentRun, isFinished } from '../persistence/models/agent_run.ts'
 import { JournalRow } from '../persistence/models/journal_row.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
+import { transaction } from '../persistence/transaction.ts'
 import type { QuestionLimits } from '../questions/types.ts'
 import { DEFAULT_LIMITS, resolveLimits } from '../questions/values.ts'
 import debug from '../debug.ts'
@@ -150,7 +151,7 @@ export class Agents {
   async cancel(id: string): Promise<AgentRun> {
     const run = await AgentRun.find(id)
     if (!run) throw new E_NOT_FOUND([`No run ${id}`])
-    const cancelled = await AgentRun.transaction((trx) => cancelRuns(trx, [id], DateTime.now()))
+    const cancelled = await transaction(AgentRun, (trx) => cancelRuns(trx, [id], DateTime.now()))
     await run.refresh()
     if (cancelled) await this.#events?.emit('agents:run:cancelled', { run })
     return run
@@ -166,7 +167,7 @@ export class Agents {
     const run = await AgentRun.find(id)
     if (!run) throw new E_NOT_FOUND([`No run ${id}`])
     if (run.status !== 'failed') throw new E_NOT_RETRYABLE([id, run.status])
-    await AgentRun.transaction(async (trx) => {
+    await transaction(AgentRun, async (trx) => {
       await JournalRow.query({ client: trx }).where('run_id', id).delete()
       run.useTransaction(trx)
       run.merge({
@@ -186,11 +187,12 @@ export class Agents {
 
   /**
    * Resumes runs a dead process left behind: `queued`/`running` ones whose
-   * lease lapsed, and `waiting` ones with nothing pending (settled while no
-   * process could resume them). Returns how many were scheduled.
+   * lease lapsed (or that this process holds but no longer drives), and
+   * `waiting` ones with nothing pending (settled while no process could
+   * resume them). Returns how many were scheduled.
    */
   async recover(): Promise<number> {
-    const runs = await strandedRuns()
+    const runs = await strandedRuns(this.driver.owner)
     for (const run of runs) await this.executor.resume(run.id)
     debug('recovered %d runs', runs.length)
     return runs.length

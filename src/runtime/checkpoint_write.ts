@@ -20,6 +20,7 @@ import { AgentRun } from '../persistence/models/agent_run.ts'
 import { JournalRow } from '../persistence/models/journal_row.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
 import { affectedRows } from '../persistence/prepared_columns.ts'
+import { transaction } from '../persistence/transaction.ts'
 
 export type CheckpointWrite = {
   runId: string
@@ -47,7 +48,7 @@ export async function writeCheckpoint(write: CheckpointWrite): Promise<boolean> 
     await write.beforeCommit?.()
     return writeInOneStatement(client, write)
   }
-  return AgentRun.transaction(async (trx) => {
+  return transaction(AgentRun, async (trx) => {
     const fence = trx
       .from(AgentRun.table)
       .where('id', write.runId)

@@ -35,7 +35,10 @@ export class Lease {
   }
 
   /**
-   * Takes the lease when nobody holds a live one. The status moves to
+   * Takes the lease when nobody holds a live one, or when this owner still
+   * holds it: a drive that failed kept it (`hold`), and its retry or this
+   * process's recovery takes it back at once. The driver refuses a second
+   * drive of a run it is driving before asking here. The status moves to
    * `running` so a dead driver's run is found at start-up. Returns false
    * when refused; else the run row as the update left it where the
    * database returns updated rows (PostgreSQL), or null.
@@ -49,6 +52,7 @@ export class Lease {
       .where((free) =>
         free
           .whereNull('lease_owner')
+          .orWhere('lease_owner', this.owner)
           .orWhere(
             'lease_expires_at',
             '<',
@@ -74,19 +78,25 @@ export class Lease {
 
   /**
    * Runs `work` on a run whose lease this process took, extending the
-   * lease every third of its ttl, and releases it when `work` ends, unless
-   * `released` says the work gave it up itself (a status change that
-   * clears the lease in the same update).
+   * lease every third of its ttl, and releases it when `work` returns,
+   * unless `released` says the work gave it up itself (a status change
+   * that clears the lease in the same update). When `work` throws, the
+   * lease is kept (until it lapses): this process tries the run again (the
+   * executor's retries, then its recovery) and finishes what the failed
+   * drive left open, an action it claimed above all, while any other
+   * process waits for the lease to lapse.
    */
   async hold<T>(runId: string, work: () => Promise<T>, released?: () => boolean): Promise<T> {
     const heartbeat = setInterval(() => void this.#extend(runId), this.#ttl / 3)
     heartbeat.unref()
+    let result: T
     try {
-      return await work()
+      result = await work()
     } finally {
       clearInterval(heartbeat)
-      if (!released?.()) await this.#release(runId)
     }
+    if (!released?.()) await this.#release(runId)
+    return result
   }
 
   /**

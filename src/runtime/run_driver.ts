@@ -30,6 +30,7 @@ import { runReads } from './calls/reads.ts'
 import { ASK_TOOL_NAME } from '../questions/ask_tool.ts'
 import { handleAppTool } from './calls/app_tool.ts'
 import { handleAsk } from './calls/ask.ts'
+import type { OpenClaims } from './calls/execute_once.ts'
 import { CANCELLED, WAIT, type CallContext } from './calls/context.ts'
 import { handleIntake } from './calls/intake.ts'
 import { toolset } from './calls/toolset.ts'
@@ -71,6 +72,8 @@ export class RunDriver {
   #signer?: DecisionSigner
   /** Runs this process is driving now */
   #active = new Set<string>()
+  /** Executions claimed whose outcome a lost connection kept from the database */
+  #claims: OpenClaims = new Map()
   readonly owner: string
 
   constructor(options: RunDriverOptions) {
@@ -86,9 +89,20 @@ export class RunDriver {
   /**
    * Drives a run until it waits, ends, or another driver holds it
    * (`'busy'`). Never throws for what the model or a tool does; database
-   * errors propagate.
+   * errors propagate, noted on the run (`last_error`) where the database
+   * still takes it.
    */
   async drive(runId: string): Promise<RunStatus | 'busy'> {
+    try {
+      return await this.#drive(runId)
+    } catch (error) {
+      // The executor logs it; the run row shows it until the run moves on
+      await this.#state.noteError(runId, error)
+      throw error
+    }
+  }
+
+  async #drive(runId: string): Promise<RunStatus | 'busy'> {
     for (;;) {
       const status = await this.#driveOnce(runId)
       /*
@@ -165,6 +179,8 @@ export class RunDriver {
       state: this.#state,
       onCheckpoint: this.#onCheckpoint,
       signer: this.#signer,
+      owner: this.owner,
+      claims: this.#claims,
     }
 
     for (;;) {

@@ -139,14 +139,16 @@ export class RunMemory {
     const first = this.journal.length - this.#staged.length + 1
     const now = DateTime.now()
     const calls = rows ? rows(this.#nextRow) : []
-    const journalLength = first - 1 + written.length
+    const length = {
+      journal_length: first - 1 + written.length,
+      // A checkpoint is progress: a drive error noted on the run is over
+      ...(this.run.lastError !== null ? { last_error: null, last_error_at: null } : {}),
+    }
     const committed = await writeCheckpoint({
       runId: this.run.id,
       owner: this.#lease.owner,
       running: fenced,
-      run: fenced
-        ? { journal_length: journalLength, ...this.#lease.extension(now) }
-        : { journal_length: journalLength },
+      run: fenced ? { ...length, ...this.#lease.extension(now) } : length,
       journal: preparedRows(
         JournalRow,
         written.map((entry, index) => ({
@@ -165,7 +167,11 @@ export class RunMemory {
     this.#nextRow += calls.length
     this.#staged = []
     for (const entry of entries) this.#remember(entry)
-    this.run.journalLength = this.journal.length
+    Object.assign(this.run, {
+      journalLength: this.journal.length,
+      lastError: null,
+      lastErrorAt: null,
+    })
     return true
   }
 

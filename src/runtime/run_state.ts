@@ -3,7 +3,8 @@
  * conditional update that leaves a finished run alone, so a run cancelled
  * while its driver worked stays cancelled, and the event goes out only
  * when this change is the one that took. The codes a failed run is stored
- * with live here too, so every reason a run fails is in one list.
+ * with live here too, so every reason a run fails is in one list; and so
+ * does the note of a drive that failed with an error (`last_error`).
  */
 
 import { DateTime } from 'luxon'
@@ -17,6 +18,7 @@ import {
 } from '../persistence/models/agent_run.ts'
 import { affectedRows, preparedColumns } from '../persistence/prepared_columns.ts'
 import debug from '../debug.ts'
+import { errorText } from './transient.ts'
 
 /**
  * @example
@@ -72,21 +74,49 @@ export class RunState {
   }
 
   /**
+   * Notes on the run that a drive failed with `error`, for people to see
+   * (the inbox's API, the ace commands), until its next checkpoint or
+   * status change clears it. Not over a run that finished or that another
+   * driver holds now. Best effort: the database may be what failed, and
+   * the app's logger has the error anyway.
+   */
+  async noteError(runId: string, error: unknown) {
+    await AgentRun.query()
+      .where('id', runId)
+      .whereNotIn('status', FINISHED_RUN_STATUSES)
+      .where((free) => free.whereNull('lease_owner').orWhere('lease_owner', this.#owner))
+      .update(
+        preparedColumns(new AgentRun(), {
+          lastError: errorText(error),
+          lastErrorAt: DateTime.now(),
+        })
+      )
+      .catch((failure) => debug('run %s: noting its error failed %O', runId, failure))
+  }
+
+  /**
    * Moves the run to a new status and gives up its lease (every change
    * here ends the drive), unless it was cancelled meanwhile or this driver
-   * lost its lease: then the run's status stands, or `'busy'`
-   * when another driver holds it.
+   * lost its lease: then the run's status stands, or `'busy'` when another
+   * driver holds it. A drive error noted on the run is over.
    */
   async #transition(run: AgentRun, status: RunStatus, changes: Partial<AgentRun> = {}) {
     // The driver stops here: the lease goes in the same update (no release statement after it)
-    const released = { ...changes, leaseOwner: null, leaseExpiresAt: null }
+    const moved = {
+      status,
+      ...changes,
+      lastError: null,
+      lastErrorAt: null,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+    }
     const affected = await AgentRun.query()
       .where('id', run.id)
       .where('lease_owner', this.#owner)
       .whereNotIn('status', FINISHED_RUN_STATUSES)
-      .update(preparedColumns(run, { status, ...released, updatedAt: DateTime.now() }))
+      .update(preparedColumns(run, { ...moved, updatedAt: DateTime.now() }))
     if (affectedRows(affected) !== 1) return this.stopped(run)
-    Object.assign(run, { status, ...released })
+    Object.assign(run, moved)
     return status
   }
 

@@ -1,9 +1,10 @@
 /*
  * Which runs are stranded: nobody drives them and nothing will unless
  * someone looks. `queued` or `running` with no lease or a lapsed one (a
- * process died, or a drive failed past its retries), and `waiting` with
- * nothing pending (settled where nothing resumed them). Recovery and the
- * sweep ask here; the lease still decides who drives.
+ * process died), or one the asking process itself still holds (its drive
+ * failed past its retries), and `waiting` with nothing pending (settled
+ * where nothing resumed them). Recovery and the sweep ask here; the lease
+ * still decides who drives.
  */
 
 import { DateTime } from 'luxon'
@@ -28,15 +29,20 @@ export function waitingWithNothingPending<Query extends ModelQueryBuilderContrac
 }
 
 /**
- * The ids of every stranded run, now.
+ * The ids of every stranded run, now. With `owner`, runs still leased to
+ * that owner count too: a drive of this process that failed past its
+ * retries kept its lease (lease.ts), and this process takes the run back
+ * before the lease lapses (a run it is driving now is refused as busy by
+ * its driver).
  */
-export function strandedRuns(): Promise<{ id: string }[]> {
+export function strandedRuns(owner?: string): Promise<{ id: string }[]> {
   const now = preparedColumns(new AgentRun(), { leaseExpiresAt: DateTime.now() }).lease_expires_at
   return AgentRun.query()
     .where((stale) =>
-      stale
-        .whereIn('status', ['queued', 'running'])
-        .where((lease) => lease.whereNull('lease_owner').orWhere('lease_expires_at', '<', now))
+      stale.whereIn('status', ['queued', 'running']).where((lease) => {
+        lease.whereNull('lease_owner').orWhere('lease_expires_at', '<', now)
+        if (owner) lease.orWhere('lease_owner', owner)
+      })
     )
     .orWhere((waiting) => waitingWithNothingPending(waiting))
     .select('id')

@@ -54,3 +54,23 @@ export function isTransient(error: unknown): boolean {
   if (typeof code === 'string' && (TRANSIENT_CODES.has(code) || code.startsWith('08'))) return true
   return typeof message === 'string' && TRANSIENT_MESSAGES.some((pattern) => pattern.test(message))
 }
+
+/** How much of a drive's error the run row keeps */
+const ERROR_TEXT_LIMIT = 1000
+
+/**
+ * A drive's error as the run row keeps it (`last_error`): the driver's code
+ * where the message does not already say it, then the message, clamped.
+ *
+ * @example
+ * errorText(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })) // 'read ECONNRESET'
+ */
+export function errorText(error: unknown): string {
+  const { code, message } = (error && typeof error === 'object' ? error : {}) as {
+    code?: unknown
+    message?: unknown
+  }
+  const said = typeof message === 'string' && message !== '' ? message : String(error)
+  const text = typeof code === 'string' && !said.includes(code) ? `${code}: ${said}` : said
+  return text.length > ERROR_TEXT_LIMIT ? `${text.slice(0, ERROR_TEXT_LIMIT - 1)}…` : text
+}

@@ -98,6 +98,36 @@ test.group('agents:inbox', (group) => {
   })
 })
 
+test.group('agents:inbox | a drive that fails', (group) => {
+  let agents: Agents
+
+  group.each.setup(async () => {
+    const testApp = await createTestApp()
+    agents = createAgents({ agents: terminalAgents() })
+    return () => testApp.terminate()
+  })
+
+  test('--row: a drive that fails after the settle is told, with the error the run holds', async ({
+    assert,
+  }) => {
+    const { run, intake } = await startWaiting(agents, 'breaker', 'broken', 'user:9')
+
+    const exit = await runAce(['agents:inbox', '--row', intake.id], { input: '1\n' })
+    assert.equal(exit.code, 0, exit.output)
+    assert.include(exit.output, `Row ${intake.id} answered`)
+    assert.include(exit.output, `Run ${run.id} is running`)
+    assert.include(
+      exit.output,
+      `Driving run ${run.id} failed: The breaker cannot be instructed; the web server's recovery resumes it`
+    )
+    await run.refresh()
+    assert.equal(run.lastError, 'The breaker cannot be instructed')
+    assert.isNotNull(run.lastErrorAt)
+    // The child kept its lease: the web server's recovery takes the run once it lapses
+    assert.isNotNull(run.leaseOwner)
+  })
+})
+
 test.group('agents:sweep', (group) => {
   let agents: Agents
 

@@ -28,9 +28,10 @@ export function dbName(): DbName {
 }
 
 /**
- * The Lucid connection config for the chosen database.
+ * The Lucid connection config for the chosen database; `port` replaces the
+ * server's (a proxy in front of it, tests/helpers/fault_proxy.ts).
  */
-export function connectionConfig(name: DbName = dbName()) {
+export function connectionConfig(name: DbName = dbName(), port?: number) {
   const env = process.env
   switch (name) {
     case 'pg':
@@ -38,7 +39,7 @@ export function connectionConfig(name: DbName = dbName()) {
         client: 'pg' as const,
         connection: {
           host: env.PG_HOST ?? '127.0.0.1',
-          port: Number(env.PG_PORT ?? 5432),
+          port: port ?? Number(env.PG_PORT ?? 5432),
           user: env.PG_USER ?? 'postgres',
           password: env.PG_PASSWORD ?? '',
           database: env.PG_DATABASE ?? 'test',
@@ -50,7 +51,7 @@ export function connectionConfig(name: DbName = dbName()) {
         client: 'mysql2' as const,
         connection: {
           host: env.MYSQL_HOST ?? '127.0.0.1',
-          port: Number(env.MYSQL_PORT ?? 3306),
+          port: port ?? Number(env.MYSQL_PORT ?? 3306),
           user: env.MYSQL_USER ?? 'root',
           password: env.MYSQL_PASSWORD ?? '',
           database: env.MYSQL_DATABASE ?? 'test',
@@ -62,12 +63,12 @@ export function connectionConfig(name: DbName = dbName()) {
         client: 'better-sqlite3' as const,
         connection: { filename: sqliteFile() },
         useNullAsDefault: true,
-        // As the README advises: WAL, commits without a full fsync, and waits on a busy file
+        // As the README advises: WAL, commits without a full fsync, and waits on a busy file (ms)
         pool: {
           afterCreate(connection: { pragma(sql: string): unknown }, done: Function) {
             connection.pragma('journal_mode = WAL')
             connection.pragma('synchronous = NORMAL')
-            connection.pragma('busy_timeout = 5000')
+            connection.pragma(`busy_timeout = ${Number(env.SQLITE_BUSY_TIMEOUT ?? 5000)}`)
             done(null, connection)
           },
         },
@@ -120,6 +121,8 @@ export type TestAppOptions = {
   providers?: (() => Promise<unknown>)[]
   /** More config files by name, e.g. `{ transmit: defineConfig({ ... }) }` */
   config?: Record<string, unknown>
+  /** PostgreSQL or MySQL through this port instead (a fault proxy) */
+  dbPort?: number
 }
 
 export async function createTestApp(options: TestAppOptions = {}) {
@@ -137,7 +140,10 @@ export async function createTestApp(options: TestAppOptions = {}) {
       },
       config: {
         ...options.config,
-        database: { connection: 'primary', connections: { primary: connectionConfig() } },
+        database: {
+          connection: 'primary',
+          connections: { primary: connectionConfig(dbName(), options.dbPort) },
+        },
         agents: options.agents ?? defineConfig({ limits: { askBudget: 2 } }),
       },
     })

@@ -1,19 +1,22 @@
 /*
  * Runs heal themselves: a drive that fails on a passing database error is
  * tried again with backoff and reported to the app's logger, one that
- * fails otherwise is reported at once, and a web process picks up stranded
- * runs on an interval, with no restart.
+ * fails otherwise is reported at once and noted on the run (`last_error`,
+ * shown by the inbox's API until the run moves on), and a web process
+ * picks up stranded runs on an interval, with no restart.
  */
 
 import { test } from '@japa/runner'
 import { DateTime } from 'luxon'
+import { defineConfig as defineLogger } from '@adonisjs/core/logger'
 import { createTestApp, dbName } from '../helpers/database.ts'
-import { ask, DB_QUESTION, say, scriptedModel } from '../helpers/runtime.ts'
+import { createHttpApp } from '../helpers/http.ts'
+import { ask, DB_QUESTION, rowsOf, say, scriptedModel } from '../helpers/runtime.ts'
 import { defineConfig } from '../../src/define_config.ts'
 import { defineAgent } from '../../src/runtime/define_agent.ts'
 import { InlineExecutor } from '../../src/runtime/executor.ts'
 import type { RunDriver } from '../../src/runtime/run_driver.ts'
-import { isTransient } from '../../src/runtime/transient.ts'
+import { errorText, isTransient } from '../../src/runtime/transient.ts'
 import { AgentRun } from '../../src/persistence/models/agent_run.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import { Inbox } from '../../src/inbox/inbox.ts'
@@ -193,5 +196,126 @@ test.group(`Runtime | periodic recovery | ${dbName()}`, (group) => {
     })
     assert.isTrue(moved, 'the stranded run was driven again')
     assert.notEqual(run.leaseOwner, 'dead-host:1:deadbeef')
+  })
+
+  test('a run this process still leases but no longer drives is picked up before the lease lapses', async ({
+    assert,
+  }) => {
+    const run = await agents.start('asker', { input: 'go', owner: 'user:1' })
+    await agents.idle()
+    await ToolCall.query().where('run_id', run.id).delete()
+    // A drive of this process failed past its retries, and its release was lost with the connection
+    await AgentRun.query()
+      .where('id', run.id)
+      .update({
+        status: 'running',
+        lease_owner: agents.driver.owner,
+        ...preparedColumns(run, { leaseExpiresAt: DateTime.now().plus({ minutes: 5 }) }),
+      })
+    const moved = await until(async () => {
+      await run.refresh()
+      return run.status !== 'running'
+    })
+    assert.isTrue(moved, 'the run was driven again within its lease')
+    assert.isNull(run.leaseOwner)
+  })
+})
+
+test.group(`Runtime | a drive error on the run | ${dbName()}`, (group) => {
+  let failing = false
+  /** What the app's logger wrote, as JSON lines */
+  const logged: string[] = []
+  let httpApp: Awaited<ReturnType<typeof createHttpApp>>
+
+  group.setup(async () => {
+    httpApp = await createHttpApp({
+      agents: defineConfig({
+        agents: [
+          defineAgent({
+            name: 'flaky',
+            model: scriptedModel([[ask('c1', DB_QUESTION)], [say('done')]]),
+            instructions: () => {
+              if (failing) throw new Error('the instructions are not there')
+              return 'Ask.'
+            },
+          }),
+        ],
+        recoverOnStart: false,
+        recoverInterval: 0,
+        sweepInterval: 0,
+        inbox: { identify: (ctx) => ctx.request.header('x-person') ?? null },
+      }),
+      config: {
+        logger: defineLogger({
+          default: 'app',
+          loggers: {
+            app: {
+              enabled: true,
+              name: 'heal',
+              level: 'warn',
+              destination: { write: (line: string) => void logged.push(line) },
+            },
+          },
+        }),
+      },
+    })
+    return () => httpApp.terminate()
+  })
+
+  test('errors are noted as one line: the code where the message does not say it, clamped', ({
+    assert,
+  }) => {
+    assert.equal(errorText(coded('ECONNRESET', 'read ECONNRESET')), 'read ECONNRESET')
+    assert.equal(
+      errorText(coded('57P01', 'terminating connection')),
+      '57P01: terminating connection'
+    )
+    assert.equal(errorText('text'), 'text')
+    assert.lengthOf(errorText(new Error('x'.repeat(5000))), 1000)
+  })
+
+  test('a drive that fails is logged and noted on the run, shown by the API until the run moves on', async ({
+    assert,
+    client,
+  }) => {
+    const agents = await httpApp.app.container.make('agents.runtime')
+    const run = await agents.start('flaky', { input: 'go', owner: 'user:1' })
+    await agents.idle()
+    const [row] = await rowsOf(run.id)
+    const headers = { 'x-person': 'user:1', 'accept': 'application/json' }
+
+    failing = true
+    const reply = await client
+      .post(`/inbox/rows/${row.id}/reply`)
+      .headers(headers)
+      .json({ answers: { db: ['mysql'] } })
+    reply.assertStatus(200)
+    await agents.idle()
+
+    const errors = logged.map((line) => JSON.parse(line)).filter((line) => line.level >= 50)
+    assert.deepEqual(
+      errors.map((line) => [line.runId, line.err.message]),
+      [[run.id, 'the instructions are not there']]
+    )
+    await run.refresh()
+    assert.equal(run.status, 'running')
+    // Kept, so this process (not another) tries again
+    assert.equal(run.leaseOwner, agents.driver.owner)
+    assert.equal(run.lastError, 'the instructions are not there')
+    const shown = await client.get(`/inbox/rows/${row.id}`).headers(headers)
+    shown.assertStatus(200)
+    assert.equal(shown.body().run.lastError, 'the instructions are not there')
+    assert.equal(shown.body().run.lastErrorAt, run.lastErrorAt!.toISO())
+
+    // The periodic recovery resumes it; its next checkpoint clears the note
+    failing = false
+    assert.equal(await agents.recover(), 1)
+    await agents.idle()
+    await run.refresh()
+    assert.equal(run.status, 'completed')
+    assert.isNull(run.lastError)
+    assert.isNull(run.lastErrorAt)
+    const after = await client.get(`/inbox/rows/${row.id}`).headers(headers)
+    assert.isNull(after.body().run.lastError)
   })
 })

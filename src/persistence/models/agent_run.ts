@@ -56,6 +56,17 @@ export class AgentRun extends BaseModel {
   @column()
   declare error: string | null
 
+  /**
+   * The last drive that failed with an error (a lost connection past its
+   * retries, a bug): what and when, until the run's next checkpoint or
+   * status change clears it. Also in the app's log.
+   */
+  @column()
+  declare lastError: string | null
+
+  @column.dateTime()
+  declare lastErrorAt: DateTime | null
+
   /** Ask calls made so far, against the question budget; intake does not count */
   @column()
   declare askCount: number

@@ -89,6 +89,10 @@ export class ToolCall extends BaseModel {
   @column()
   declare execution: ToolExecution | null
 
+  /** The lease owner whose driver claimed the execution */
+  @column()
+  declare claimedBy: string | null
+
   /** An approval's signature over the row, tool and args it lets run */
   @column()
   declare decisionSignature: string | null

@@ -20,6 +20,7 @@ import type { AgentDefinition } from '../define_agent.ts'
 import type { OnCheckpoint, ToolOutput } from '../journal.ts'
 import type { RunMemory } from '../run_memory.ts'
 import type { RunState } from '../run_state.ts'
+import type { OpenClaims } from './execute_once.ts'
 
 export type CallContext = {
   run: AgentRun
@@ -34,6 +35,10 @@ export type CallContext = {
   signer?: DecisionSigner
   state: RunState
   onCheckpoint?: OnCheckpoint
+  /** The driver's lease owner, which its claims on executions name */
+  owner: string
+  /** Executions the driver claimed whose outcome is not written yet */
+  claims: OpenClaims
 }
 
 /** The run must wait for a person */

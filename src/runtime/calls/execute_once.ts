@@ -1,8 +1,9 @@
 /*
- * Running an app tool at most once per row, across process deaths, and the
- * text the model reads of its result. The claim on `execution` and the
- * write of `result` are the only writes the runtime makes to
- * `agent_tool_calls` itself: rows are created by the inbox.
+ * Running an app tool at most once per row, across process deaths, and
+ * exactly once across lost connections; and the text the model reads of
+ * its result. The claim on `execution` and the write of `result` are the
+ * only writes the runtime makes to `agent_tool_calls` itself: rows are
+ * created by the inbox.
  */
 
 import { DateTime } from 'luxon'
@@ -15,9 +16,28 @@ import type { ToolOutput } from '../journal.ts'
 import { errorOutput, type CallContext } from './context.ts'
 
 /**
- * Runs a tool at most once per row. The row's `execution` column is
- * claimed with a conditional update before the tool runs; a row found
- * `running` by a later driver belongs to a dead process and is marked
+ * An execution this driver claimed whose outcome is not in the database:
+ * the claim's answer, or the write of the result, was lost with the
+ * connection. `ran` says whether the tool ran, and with what result.
+ */
+export type OpenClaim =
+  { ran: false } | { ran: true; execution: 'succeeded' | 'failed'; result: unknown }
+
+/**
+ * The open claims of one driver, by row id. They live as long as the
+ * process: a retried drive (or this process's recovery) finishes them,
+ * where any other driver can only mark them interrupted.
+ */
+export type OpenClaims = Map<string, OpenClaim>
+
+/**
+ * Runs a tool at most once per row, and exactly once while its driver's
+ * process lives. The row's `execution` column is claimed with a
+ * conditional update (naming this driver in `claimed_by`) before the tool
+ * runs. A row found `running` is finished by the driver that claimed it,
+ * from its open claims: the tool is run if the claim's answer was lost
+ * before it ran, and the result written if its write was lost. Found by
+ * any other driver, it belongs to a dead or stalled process and is marked
  * `interrupted`, never run again. `approvalText` (the person's decision)
  * comes before the result in what the model reads.
  */
@@ -28,17 +48,22 @@ export async function executeOnce(
   args: unknown,
   approvalText: string | null
 ): Promise<ToolOutput> {
-  const { run } = context
+  const { run, claims } = context
   const prefix = approvalText ? `${approvalText}\n` : ''
   // Args a person edited may come back in the result: fence it like their other text
   const edited = args !== row.request.args
-  if (row.execution === 'running') {
+  const open = row.claimedBy === context.owner ? claims.get(row.id) : undefined
+  if (row.execution === 'running' && open?.ran) {
+    return record(context, definition, row, open, args, approvalText)
+  }
+  if (row.execution === 'running' && !open) {
     await ToolCall.query()
       .where('id', row.id)
       .where('execution', 'running')
       .update({ execution: 'interrupted' })
     row.execution = 'interrupted'
   }
+  if (row.execution && row.execution !== 'running') claims.delete(row.id)
   switch (row.execution) {
     case 'succeeded':
       return { type: 'text', value: `${prefix}${resultText(row.result, edited)}` }
@@ -50,13 +75,23 @@ export async function executeOnce(
       )
   }
 
-  const claimed = await ToolCall.query()
-    .where('id', row.id)
-    .whereNull('execution')
-    .update({ execution: 'running' })
-  if (affectedRows(claimed) !== 1) {
-    const fresh = await ToolCall.findOrFail(row.id)
-    return executeOnce(context, definition, fresh, args, approvalText)
+  // A row just built in memory has no execution at all, not even null
+  if (!row.execution) {
+    // Open before the update: if its answer is lost, the claim may be in all the same
+    claims.set(row.id, { ran: false })
+    const claimed = await ToolCall.query()
+      .where('id', row.id)
+      .whereNull('execution')
+      .update({ execution: 'running', claimed_by: context.owner })
+    if (affectedRows(claimed) !== 1) {
+      claims.delete(row.id)
+      const fresh = await ToolCall.findOrFail(row.id)
+      return executeOnce(context, definition, fresh, args, approvalText)
+    }
+    Object.assign(row, { execution: 'running', claimedBy: context.owner })
+  } else if (row.execution !== 'running') {
+    // `refused`: an approval whose signature did not verify never runs
+    return errorOutput(`${prefix}The "${definition.name}" call was not run.`)
   }
   await context.onCheckpoint?.('before-execute', run.id)
 
@@ -66,30 +101,47 @@ export async function executeOnce(
     toolCallId: row.toolCallId ?? row.id,
     argsEdited: edited,
   }
-  let execution: 'succeeded' | 'failed'
-  let result: unknown
+  let outcome: OpenClaim & { ran: true }
   try {
-    result = { value: (await definition.handle(args, toolContext)) ?? null }
-    execution = 'succeeded'
+    const value = (await definition.handle(args, toolContext)) ?? null
+    outcome = { ran: true, execution: 'succeeded', result: { value } }
   } catch (error) {
-    result = { error: error instanceof Error ? error.message : String(error) }
-    execution = 'failed'
+    const message = error instanceof Error ? error.message : String(error)
+    outcome = { ran: true, execution: 'failed', result: { error: message } }
   }
-  /*
-   * Only over our own claim: a driver that stalled past its lease must not
-   * turn the next driver's `interrupted` into a result.
-   */
+  claims.set(row.id, outcome)
+  return record(context, definition, row, outcome, args, approvalText)
+}
+
+/**
+ * Writes what the tool did over this driver's claim, and only over it: a
+ * driver that stalled past its lease must not turn the next driver's
+ * `interrupted` into a result. A write that fails leaves the claim open
+ * for the next drive.
+ */
+async function record(
+  context: CallContext,
+  definition: ToolDefinition,
+  row: ToolCall,
+  outcome: OpenClaim & { ran: true },
+  args: unknown,
+  approvalText: string | null
+): Promise<ToolOutput> {
+  const { execution, result } = outcome
   const recorded = await ToolCall.query()
     .where('id', row.id)
     .where('execution', 'running')
+    .where('claimed_by', context.owner)
     .update(preparedColumns(row, { execution, result, updatedAt: DateTime.now() }))
+  context.claims.delete(row.id)
   if (affectedRows(recorded) !== 1) {
     const fresh = await ToolCall.findOrFail(row.id)
     return executeOnce(context, definition, fresh, args, approvalText)
   }
   Object.assign(row, { execution, result })
-  debug('run %s: %s %s', run.id, definition.name, execution)
-  const text = `${prefix}${resultText(result, edited)}`
+  debug('run %s: %s %s', context.run.id, definition.name, execution)
+  const prefix = approvalText ? `${approvalText}\n` : ''
+  const text = `${prefix}${resultText(result, args !== row.request.args)}`
   return execution === 'succeeded' ? { type: 'text', value: text } : errorOutput(text)
 }
 

@@ -1,0 +1,169 @@
+/*
+ * A TCP proxy that stands between worker processes and PostgreSQL or MySQL
+ * and breaks the connection on command, for the fault-injection tests
+ * (tests/runtime/faults.spec.ts, lost_commit.spec.ts). node:net only.
+ *
+ * - `cut()` destroys every open connection, both sides, at once: the client
+ *   sees its connection die mid-query, the server rolls back what was open.
+ * - `pause()` / `resume()` stop and restart forwarding, both ways and for
+ *   new connections too: queries hang, locks stay held, leases lapse.
+ * - `down(ms)` cuts everything and stops listening: new connections are
+ *   refused (ECONNREFUSED) until it listens again on the same port.
+ * - `inspect` sees every chunk a client sends before it is forwarded, and
+ *   may drop it and cut that connection (`'cut'`), or forward it and cut
+ *   the connection as the server answers (`'cut-reply'`): a lost COMMIT, or
+ *   a COMMIT done whose answer never arrives.
+ */
+
+import { createServer, connect, type Server, type Socket } from 'node:net'
+
+export type ChunkVerdict = 'forward' | 'cut' | 'cut-reply'
+
+type Pair = { client: Socket; server: Socket; cutOnReply: boolean }
+
+export class FaultProxy {
+  #target: { host: string; port: number }
+  #server?: Server
+  #port = 0
+  #pairs = new Set<Pair>()
+  #paused = false
+  /** Connections accepted so far, and cut by a fault */
+  accepted = 0
+  cuts = 0
+  /** Sees each client chunk first; the default forwards everything */
+  inspect: (chunk: Buffer) => ChunkVerdict = () => 'forward'
+
+  constructor(target: { host: string; port: number }) {
+    this.#target = target
+  }
+
+  get port() {
+    return this.#port
+  }
+
+  /**
+   * Listens on `port` (0: any free one) and returns the port.
+   */
+  async start(port = this.#port): Promise<number> {
+    const server = createServer((client) => this.#accept(client))
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(port, '127.0.0.1', () => resolve())
+    })
+    this.#server = server
+    this.#port = (server.address() as { port: number }).port
+    return this.#port
+  }
+
+  #accept(client: Socket) {
+    this.accepted++
+    const server = connect(this.#target.port, this.#target.host)
+    const pair: Pair = { client, server, cutOnReply: false }
+    this.#pairs.add(pair)
+    client.setNoDelay(true)
+    server.setNoDelay(true)
+    if (this.#paused) {
+      client.pause()
+      server.pause()
+    }
+    const close = () => this.#destroy(pair)
+    client.on('error', close).on('close', close)
+    server.on('error', close).on('close', close)
+    client.on('data', (chunk: Buffer) => {
+      const verdict = this.inspect(chunk)
+      if (verdict === 'cut') {
+        this.cuts++
+        return close()
+      }
+      if (verdict === 'cut-reply') pair.cutOnReply = true
+      server.write(chunk)
+    })
+    server.on('data', (chunk) => {
+      if (pair.cutOnReply) {
+        this.cuts++
+        return close()
+      }
+      client.write(chunk)
+    })
+  }
+
+  #destroy(pair: Pair) {
+    if (!this.#pairs.delete(pair)) return
+    pair.client.destroy()
+    pair.server.destroy()
+  }
+
+  /**
+   * Destroys every open connection. Returns how many there were.
+   */
+  cut(): number {
+    const count = this.#pairs.size
+    this.cuts += count
+    for (const pair of [...this.#pairs]) this.#destroy(pair)
+    return count
+  }
+
+  /**
+   * Stops forwarding, on open connections and new ones, until `resume()`.
+   */
+  pause() {
+    this.#paused = true
+    for (const pair of this.#pairs) {
+      pair.client.pause()
+      pair.server.pause()
+    }
+  }
+
+  resume() {
+    this.#paused = false
+    for (const pair of this.#pairs) {
+      pair.client.resume()
+      pair.server.resume()
+    }
+  }
+
+  /**
+   * The database goes away for `ms`: every connection is cut and new ones
+   * are refused, then it listens again on the same port.
+   */
+  async down(ms: number) {
+    await this.#close()
+    await new Promise((resolve) => setTimeout(resolve, ms))
+    await this.start(this.#port)
+  }
+
+  async #close() {
+    const server = this.#server
+    this.#server = undefined
+    const closed = server ? new Promise((resolve) => server.close(resolve)) : null
+    this.cut()
+    await closed
+  }
+
+  async stop() {
+    this.resume()
+    await this.#close()
+  }
+}
+
+/**
+ * Whether a client chunk is a `COMMIT` sent as a simple query: PostgreSQL's
+ * `Q` message or MySQL's COM_QUERY packet, which is how knex commits.
+ */
+export function isCommit(chunk: Buffer): boolean {
+  const pg = chunk[0] === 0x51 && chunk.length >= 5
+  const mysql = chunk.length >= 5 && chunk[4] === 0x03
+  if (!pg && !mysql) return false
+  return /^COMMIT\b/i.test(chunk.subarray(5, 20).toString('latin1'))
+}
+
+/**
+ * Whether a client chunk writes to one of the package's tables (an
+ * INSERT, UPDATE or DELETE, in a transaction or on its own) or commits.
+ */
+export function isWrite(chunk: Buffer): boolean {
+  if (isCommit(chunk)) return true
+  return /\b(insert into|update|delete from) [`"]agent_/i.test(
+    chunk.subarray(0, 200).toString('latin1')
+  )
+}
