@@ -167,7 +167,8 @@ if (dbName() !== 'sqlite') {
       test(`every write and COMMIT of a ${agentName} run lost in turn: it completes, its action once, its journal whole`, async ({
         assert,
       }) => {
-        assert.isAbove(await eachLost(assert, agentName, isWrite), 40)
+        // Both modes × each write of a run: 11 writes for the surveyor on PostgreSQL (a checkpoint is one statement there)
+        assert.isAbove(await eachLost(assert, agentName, isWrite), 20)
       }).timeout(120_000)
     }
   })
