@@ -218,7 +218,7 @@ test.group(`Approval cards | ${dbName()}`, (group) => {
     const alert = admin.page.getByRole('alert')
     await alert.getByText('Already settled.').waitFor()
     assert.equal(await alert.getAttribute('data-status'), '409')
-    assert.include(await alert.innerText(), `settled by ${ADA} via web`)
+    assert.include(await alert.innerText(), `Settled by ${ADA}, via web, at `)
     // The card stays, saying who settled it
     await settledCard(admin.page, waiting.id, ADA)
 
