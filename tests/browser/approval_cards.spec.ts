@@ -2,7 +2,7 @@
  * Approval cards in a real browser against the fixture app (the deployer
  * agent's `deploy` action): approve, reject with a reason, edit the args
  * (an invalid value refused inline, then a valid one), and a reply that
- * loses to another session. Each test reads what the run received from the
+ * loses to another session or to the same person's other tab. Each test reads what the run received from the
  * database: the row (status, execution, outcome, who and via what) and the
  * run's result, in which the fixture model repeats the tool result it was sent.
  */
@@ -234,5 +234,32 @@ test.group(`Approval cards | ${dbName()}`, (group) => {
     assert.equal(executed.execution, 'succeeded')
     assert.include(received, 'deploy: The person approved the call to "deploy".')
     assert.notInclude(received, 'Too risky today')
+  })
+
+  test("a reply that loses to the same person's other tab says so", async ({ assert, cleanup }) => {
+    const { session, page } = await openInbox(suite, ADA)
+    cleanup(() => session.close())
+    const run = await startRun(page, 'deployer', 'Ship main from two tabs')
+    const waiting = await pendingRow(run.id)
+    const other = await session.newPage()
+    await other.goto('/inbox')
+    await page.reload()
+
+    // This tab starts a rejection (its open box holds the live updates) while the other approves
+    const card = cardOf(page, waiting.id)
+    await decisionButtons(card).reject.click()
+    await card.getByLabel('Why not?').fill('Not today')
+    await decisionButtons(cardOf(other, waiting.id)).approve.click()
+    await settledCard(other, waiting.id, ADA)
+
+    await card.getByRole('button', { name: 'Send rejection' }).click()
+    const alert = page.getByRole('alert')
+    await alert.getByText('Already settled.').waitFor()
+    assert.include(await alert.innerText(), 'Settled by you, in another tab, at ')
+    const settled = await settledCard(page, waiting.id, ADA)
+    assert.include(await settled.innerText(), 'via web')
+    const kept = await settledRow(waiting.id)
+    assert.equal(kept.status, 'approved')
+    await finishedRun(run.id)
   })
 })
