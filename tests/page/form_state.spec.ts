@@ -31,6 +31,7 @@ import {
 import {
   listGroups,
   replyUrl,
+  rowUrl,
   shortId,
   type SettledNote,
 } from '../../stubs/inertia/agent_inbox/rows.ts'
@@ -437,6 +438,7 @@ test.group('Page form | urls and groups', () => {
       '/team/inbox/rows/a%20b/reply'
     )
     assert.equal(replyUrl('/', 'a1'), '/rows/a1/reply')
+    assert.equal(rowUrl('/inbox?tab=all', 'a1'), '/inbox/rows/a1')
     assert.equal(shortId('0123456789abcdef'), '01234567')
     assert.equal(shortId('r1'), 'r1')
   })

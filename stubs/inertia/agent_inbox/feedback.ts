@@ -139,6 +139,29 @@ export function readFeedback(value: unknown): ReplyFeedback | null {
 }
 
 /**
+ * What the server recorded of a row, when the word about a reply was lost
+ * (the flash went to another request of the session, e.g. a live-update
+ * subscription sent at the same moment): its settlement, null while it is
+ * pending, undefined when the server could not say.
+ */
+export async function askRow(url: string): Promise<Settlement | null | undefined> {
+  const response = await fetch(url, { headers: { accept: 'application/json' } }).catch(() => null)
+  if (!response?.ok) return undefined
+  const body: unknown = await response.json().catch(() => null)
+  const row = isRecord(body) && isRecord(body.row) ? body.row : null
+  if (!row) return undefined
+  if (row.status === 'pending') return null
+  return isRecord(row.settled) ? readSettlement(row.settled) : undefined
+}
+
+/** The alert when no word came back about a reply and the row still waits */
+export const NO_WORD: InboxError = {
+  status: 0,
+  code: 'E_NO_WORD',
+  message: 'No word came back about this reply, and the row still waits: send it again.',
+}
+
+/**
  * The field errors of an error, keyed by field (a 422 names them).
  */
 export function fieldErrors(error: InboxError): Record<string, string[]> {

@@ -23,15 +23,24 @@ import { ApprovalCard } from '../../agent_inbox/approval_card'
 import { type CardProps, cardTitle, formatTime, type Reply } from '../../agent_inbox/card_parts'
 import {
   alertText,
+  askRow,
   conflictSettlement,
   fieldErrors,
   type InboxError,
+  NO_WORD,
   readFeedback,
   type Settlement,
 } from '../../agent_inbox/feedback'
 import { DEFAULT_POLL_INTERVAL, useLiveUpdates } from '../../agent_inbox/live_updates'
 import { QuestionCard } from '../../agent_inbox/question_card'
-import { groupKey, listGroups, replyUrl, shortId, type SettledNote } from '../../agent_inbox/rows'
+import {
+  groupKey,
+  listGroups,
+  replyUrl,
+  rowUrl,
+  shortId,
+  type SettledNote,
+} from '../../agent_inbox/rows'
 import { SettledCard, settledFromCard } from '../../agent_inbox/settled_card'
 import '../../agent_inbox/inbox.css'
 import '../../agent_inbox/controls.css'
@@ -80,8 +89,19 @@ export default function AgentInbox(props: InboxPageProps) {
 
   /*
    * The reply's outcome is read from the page the redirect lands on: its
-   * `feedback` prop. Without one for this row the page claims nothing.
+   * `feedback` prop. Without one for this row (another request of the
+   * session took the flash) the page asks the row what the server recorded,
+   * and claims nothing it did not hear from the server.
    */
+  const askAfterSilence = useCallback(
+    async (card: RowCard) => {
+      const settled = await askRow(rowUrl(inboxUrl, card.id))
+      if (settled) recordSettled(card.id, settled)
+      else if (settled === null) setAlert({ error: NO_WORD, card })
+    },
+    [inboxUrl, recordSettled]
+  )
+
   const submit = useCallback(
     (card: RowCard, reply: Reply) => {
       setSubmitting(card.id)
@@ -92,7 +112,10 @@ export default function AgentInbox(props: InboxPageProps) {
         preserveState: true,
         onSuccess: (next) => {
           const outcome = readFeedback((next.props as { feedback?: unknown }).feedback)
-          if (!outcome || outcome.rowId !== card.id) return
+          if (!outcome || outcome.rowId !== card.id) {
+            void askAfterSilence(card)
+            return
+          }
           if (outcome.settled) recordSettled(card.id, outcome.settled)
           const error = outcome.error
           if (!error) return
@@ -103,7 +126,7 @@ export default function AgentInbox(props: InboxPageProps) {
         onFinish: () => setSubmitting(null),
       })
     },
-    [inboxUrl, recordSettled]
+    [inboxUrl, recordSettled, askAfterSilence]
   )
 
   const setPanel = useCallback((rowId: string, open: boolean) => {
