@@ -18,6 +18,7 @@ import {
   finishedRun,
   openInbox,
   pendingRow,
+  reloadInbox,
   settledCard,
   settledRow,
   startRun,
@@ -54,7 +55,7 @@ test.group(`Approval cards | ${dbName()}`, (group) => {
     assert.equal(waiting.kind, 'action')
     assert.isNull(waiting.execution)
 
-    await page.reload()
+    await reloadInbox(page)
     const card = cardOf(page, waiting.id)
     await card.getByRole('heading', { name: 'Approve deploy?' }).waitFor()
     assert.equal(await card.getAttribute('data-kind'), 'action')
@@ -94,7 +95,7 @@ test.group(`Approval cards | ${dbName()}`, (group) => {
     const run = await startRun(page, 'deployer', 'Ship main on Friday')
     const waiting = await pendingRow(run.id)
 
-    await page.reload()
+    await reloadInbox(page)
     const card = cardOf(page, waiting.id)
     const buttons = decisionButtons(card)
     await buttons.reject.click()
@@ -140,7 +141,7 @@ test.group(`Approval cards | ${dbName()}`, (group) => {
     const run = await startRun(page, 'deployer', 'Ship a release branch')
     const waiting = await pendingRow(run.id)
 
-    await page.reload()
+    await reloadInbox(page)
     const card = cardOf(page, waiting.id)
     const buttons = decisionButtons(card)
     await buttons.edit.click()
@@ -199,8 +200,8 @@ test.group(`Approval cards | ${dbName()}`, (group) => {
     const run = await startRun(owner.page, 'deployer', 'Ship main twice')
     const waiting = await pendingRow(run.id)
 
-    await owner.page.reload()
-    await admin.page.reload()
+    await reloadInbox(owner.page)
+    await reloadInbox(admin.page)
     const ownerCard = cardOf(owner.page, waiting.id)
     const adminCard = cardOf(admin.page, waiting.id)
 
@@ -243,7 +244,7 @@ test.group(`Approval cards | ${dbName()}`, (group) => {
     const waiting = await pendingRow(run.id)
     const other = await session.newPage()
     await other.goto('/inbox')
-    await page.reload()
+    await reloadInbox(page)
 
     // This tab starts a rejection (its open box holds the live updates) while the other approves
     const card = cardOf(page, waiting.id)

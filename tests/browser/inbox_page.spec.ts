@@ -14,6 +14,7 @@ import {
   cardOf,
   openInbox,
   pendingRow,
+  reloadInbox,
   settledCard,
   settledRow,
   startRun,
@@ -134,7 +135,7 @@ test.group(`Inbox page | ${dbName()}`, (group) => {
     cleanup(() => session.close())
     const run = await startRun(page, 'planner', 'Scaffold the audit service')
     const asked = await pendingRow(run.id)
-    await page.reload()
+    await reloadInbox(page)
     await loseTheWord(page)
     const card = cardOf(page, asked.id)
 
