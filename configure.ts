@@ -3,11 +3,13 @@
  * agent with an intake, a read tool and an action tool), the migration of
  * the package's tables, the Inertia inbox page and the routes file, then
  * registers the provider, the commands, the preload file and the env
- * variable. Running it again changes nothing unless `--force` is given.
+ * variable, and prints what is left to do. Running it again changes
+ * nothing (and says so) unless `--force` is given.
  *
  * Flags: `--page` / `--no-page` decide whether the page is published (else
- * yes with @adonisjs/inertia, else a prompt); ace's own `--force` overwrites
- * files already published (config, migration, page, routes file).
+ * yes with @adonisjs/inertia, else a prompt, and without a terminal to ask,
+ * no); ace's own `--force` overwrites files already published (config,
+ * migration, page, routes file).
  */
 
 import { access, copyFile, mkdir, readdir, readFile } from 'node:fs/promises'
@@ -25,6 +27,14 @@ const MIGRATION_SUFFIX = '_create_agent_inbox_tables.ts'
  * braces would trip the stub engine), copied as is.
  */
 const PAGE_FOLDERS = ['pages/agent_inbox', 'agent_inbox']
+/** What the rc file gets, and how each entry reads once there */
+const RC_ENTRIES = {
+  provider: 'adonis-agent-inbox/agent_inbox_provider',
+  commands: 'adonis-agent-inbox/commands',
+  preload: '#start/agent_inbox',
+}
+const ENV_VARIABLE = 'AGENT_MODEL'
+const DEFAULT_MODEL = 'openai/gpt-5'
 
 async function exists(path: string) {
   return access(path).then(
@@ -34,17 +44,44 @@ async function exists(path: string) {
 }
 
 /**
+ * The `--page` / `--no-page` flag, or undefined when neither was given.
+ * `node ace add adonis-agent-inbox --no-page` forwards only truthy flags to
+ * configure, so a flag `add` dropped is read off `add` itself (the main
+ * command of the process).
+ */
+async function pageFlag(command: Configure): Promise<boolean | undefined> {
+  const read = (value: unknown) =>
+    value === undefined ? undefined : value !== false && value !== 'false'
+  const own = read(command.parsedFlags.page)
+  if (own !== undefined) return own
+  const kernel = await command.app.container.make('ace')
+  const main = kernel.getMainCommand()
+  if (!main || main === command || main.commandName !== 'add') return undefined
+  // ace keeps a command's parsed input protected; `add` takes unknown flags as they are
+  const parsed = (main as unknown as { parsed?: { flags?: Record<string, unknown> } }).parsed
+  return read(parsed?.flags?.page)
+}
+
+/**
  * Whether to publish the Inertia page: `--page` / `--no-page`, else yes
- * when the app has @adonisjs/inertia, else ask (the JSON API works without it).
+ * when the app has @adonisjs/inertia, else ask (the JSON API works without
+ * it). With no terminal to ask (CI, a script, stdin closed) the answer is
+ * no, and the message says how to change it: a prompt nobody can answer
+ * would stop the command half way.
  */
 async function wantsPage(command: Configure, hasInertia: boolean): Promise<boolean> {
-  const flag = command.parsedFlags.page
-  if (flag !== undefined) return flag !== false && flag !== 'false'
+  const flag = await pageFlag(command)
+  if (flag !== undefined) return flag
   if (hasInertia) return true
-  return command.prompt.confirm(
-    'This app has no @adonisjs/inertia. Publish the inbox page anyway? (the JSON API works without it)',
-    { default: false }
-  )
+  const question =
+    'This app has no @adonisjs/inertia. Publish the inbox page anyway? (the JSON API works without it)'
+  if (!process.stdin.isTTY) {
+    command.logger.warning(
+      'No terminal to ask whether to publish the inbox page (the app has no @adonisjs/inertia), so it is not published. Pass --page to publish it, or --no-page to say so'
+    )
+    return false
+  }
+  return command.prompt.confirm(question, { default: false })
 }
 
 /**
@@ -69,10 +106,79 @@ async function publishPage(command: Configure, inertiaRoot: string, force: boole
   }
 }
 
+/**
+ * Registers what adonisrc.ts lacks of the provider, the commands and the
+ * preload file. The codemod reports "update adonisrc.ts" even when it adds
+ * nothing, so an rc file that has them all is left alone and said so.
+ */
+async function registerInRcFile(command: Configure, rcSource: string) {
+  const codemods = await command.createCodemods()
+  const missing = {
+    provider: !rcSource.includes(`'${RC_ENTRIES.provider}'`),
+    commands: !rcSource.includes(`'${RC_ENTRIES.commands}'`),
+    preload: !rcSource.includes(`'${RC_ENTRIES.preload}'`),
+  }
+  if (!missing.provider && !missing.commands && !missing.preload) {
+    command.logger.action('update adonisrc.ts file').skipped('already registered')
+    return
+  }
+  await codemods.updateRcFile((rcFile) => {
+    if (missing.provider) rcFile.addProvider(RC_ENTRIES.provider)
+    if (missing.commands) rcFile.addCommand(RC_ENTRIES.commands)
+    if (missing.preload) rcFile.addPreloadFile(RC_ENTRIES.preload)
+  })
+}
+
+/**
+ * Adds AGENT_MODEL to .env and its validation to start/env.ts, each unless
+ * it is there already (the codemods report an update either way).
+ */
+async function defineEnv(command: Configure) {
+  const app = command.app
+  const codemods = await command.createCodemods()
+  const dotEnv = await readFile(app.makePath('.env'), 'utf8').catch(() => '')
+  if (new RegExp(`^\\s*${ENV_VARIABLE}=`, 'm').test(dotEnv)) {
+    command.logger.action('update .env file').skipped(`${ENV_VARIABLE} is set`)
+  } else {
+    await codemods.defineEnvVariables({ [ENV_VARIABLE]: DEFAULT_MODEL })
+  }
+  const envFile = await readFile(app.makePath('start/env.ts'), 'utf8').catch(() => '')
+  if (envFile.includes(`${ENV_VARIABLE}:`)) {
+    command.logger.action('update start/env.ts file').skipped(`${ENV_VARIABLE} is validated`)
+  } else {
+    await codemods.defineEnvValidations({
+      leadingComment: 'Variables for adonis-agent-inbox',
+      variables: { [ENV_VARIABLE]: 'Env.schema.string.optional()' },
+    })
+  }
+}
+
+/**
+ * What is left to do, printed last: the migration, the model's key, where
+ * the inbox is.
+ */
+function printNextSteps(command: Configure, page: boolean) {
+  const lines = [
+    'Next steps:',
+    '  1. node ace migration:run',
+    `  2. ${ENV_VARIABLE}=${DEFAULT_MODEL} is a Vercel AI Gateway model id: set AI_GATEWAY_API_KEY in .env.`,
+    `     Or give ${ENV_VARIABLE} another gateway id, or a provider's model in config/agents.ts,`,
+    `     e.g. openai('gpt-5') from @ai-sdk/openai with OPENAI_API_KEY.`,
+    page
+      ? '  3. Start a run (node ace agents:run operator) and open /inbox'
+      : '  3. Start a run (node ace agents:run operator); the inbox answers JSON at /inbox',
+  ]
+  command.logger.info(lines.join('\n'))
+}
+
 export async function configure(command: Configure) {
   const app = command.app
   const codemods = await command.createCodemods()
   const force = Boolean(command.force)
+
+  // Every question is answered before the first file is written
+  const rcSource = await readFile(app.makePath('adonisrc.ts'), 'utf8').catch(() => '')
+  const page = await wantsPage(command, rcSource.includes('@adonisjs/inertia'))
 
   await codemods.makeUsingStub(stubsRoot, 'config/agents.stub', {})
 
@@ -88,10 +194,7 @@ export async function configure(command: Configure) {
     })
   }
 
-  const rcSource = await readFile(app.makePath('adonisrc.ts'), 'utf8').catch(() => '')
-  if (await wantsPage(command, rcSource.includes('@adonisjs/inertia'))) {
-    await publishPage(command, app.makePath('inertia'), force)
-  }
+  if (page) await publishPage(command, app.makePath('inertia'), force)
 
   // With @adonisjs/auth registered, the inbox sits behind its auth middleware
   const withAuth = rcSource.includes('@adonisjs/auth')
@@ -103,15 +206,7 @@ export async function configure(command: Configure) {
       : '\n\n// Put your auth middleware in front: the default access hooks read ctx.auth\nregisterInboxRoutes(router)',
   })
 
-  await codemods.updateRcFile((rcFile) => {
-    rcFile.addProvider('adonis-agent-inbox/agent_inbox_provider')
-    rcFile.addCommand('adonis-agent-inbox/commands')
-    rcFile.addPreloadFile('#start/agent_inbox')
-  })
-
-  await codemods.defineEnvVariables({ AGENT_MODEL: 'openai/gpt-5' })
-  await codemods.defineEnvValidations({
-    leadingComment: 'Variables for adonis-agent-inbox',
-    variables: { AGENT_MODEL: 'Env.schema.string.optional()' },
-  })
+  await registerInRcFile(command, rcSource)
+  await defineEnv(command)
+  printNextSteps(command, page)
 }

@@ -3,9 +3,13 @@
  * (`() => import('adonis-agent-inbox/commands')`), seen from the sources.
  * The published package ships the generated equivalent instead:
  * `adonis-kit index build/commands` writes build/commands/commands.json and
- * a loader reading it, so listing commands imports none of them.
+ * a loader reading it, so listing commands imports none of them. The
+ * build's declarations of that loader are this file's (the generated ones
+ * import a `Command` type `@adonisjs/ace/types` does not export), so the
+ * signatures below name only types of `@adonisjs/core`, which apps have.
  */
 
+import type { BaseCommand } from '@adonisjs/core/ace'
 import type { CommandMetaData } from '@adonisjs/core/types/ace'
 
 /**
@@ -27,7 +31,12 @@ let metaData: Array<CommandMetaData & { filePath: CommandFile }> | undefined
 /**
  * The metadata of every command, as the generated commands.json holds it.
  */
-export async function getMetaData() {
+export async function getMetaData(): Promise<CommandMetaData[]> {
+  return metaDataWithFiles()
+}
+
+/** The metadata with the file each command lives in, read once */
+async function metaDataWithFiles() {
   if (!metaData) {
     metaData = await Promise.all(
       Object.entries(COMMANDS).map(async ([filePath, load]) => {
@@ -42,8 +51,10 @@ export async function getMetaData() {
 /**
  * The command class of a command, by its metadata.
  */
-export async function getCommand(command: { commandName: string }) {
-  const commands = await getMetaData()
+export async function getCommand(command: {
+  commandName: string
+}): Promise<typeof BaseCommand | null> {
+  const commands = await metaDataWithFiles()
   const found = commands.find((meta) => meta.commandName === command.commandName)
   if (!found) return null
   const { default: commandClass } = await COMMANDS[found.filePath]()

@@ -35,7 +35,7 @@ type FlashSession = { flash(key: string, value: unknown): void }
 /**
  * A form post from a page rather than an API call: a non-GET Inertia visit
  * (`x-inertia`), or a browser form that prefers HTML to JSON. Only those
- * can be redirected back to a page that shows the flashed errors; a GET
+ * can be redirected back to a page that shows the flashed outcome; a GET
  * (a page load) gets the JSON body, which Inertia shows as it is.
  */
 function isFormPost(ctx: HttpContext): boolean {
@@ -45,20 +45,12 @@ function isFormPost(ctx: HttpContext): boolean {
 }
 
 /**
- * Field errors keyed by field, the shape Inertia forms read; an error of
- * no field is the reply's as a whole.
- */
-function fieldErrors(body: ErrorResponseBody): Record<string, string> {
-  if (!body.errors) return { reply: body.message }
-  return Object.fromEntries(body.errors.map((error) => [error.field, error.message]))
-}
-
-/**
  * An error the inbox's HTTP routes can raise. It renders itself when the
  * app's exception handler (a stock `ExceptionHandler` does) calls `handle`:
  *  - API clients get `status` with `responseBody()` as JSON;
- *  - a form post from the page, with a session, gets `errors` (field →
- *    message) and `inbox` (`{ error: body }`) flashed and a redirect back.
+ *  - a form post from the page, with a session, gets `{ rowId, error: body }`
+ *    flashed under `replyFlashKey` and a redirect back; the inbox page's
+ *    controller passes it to the page.
  *
  * Subclasses declare `static status` and `static code`, and extend
  * `responseBody()` with what they carry.
@@ -69,7 +61,17 @@ function fieldErrors(body: ErrorResponseBody): Record<string, string> {
  */
 export abstract class HttpFacingException extends Exception {
   /**
-   * The JSON body API clients receive, and the page's flashed `inbox.error`.
+   * The session key a reply from the inbox page flashes its outcome under:
+   * `{ rowId, error }` from here, `{ rowId, settled }` from the controller.
+   * The inbox page's own controller reads it back and hands it to the page
+   * as its `feedback` prop, so the page needs nothing of the app's Inertia
+   * middleware (a starter kit's shares neither this key nor errors of this
+   * shape).
+   */
+  static readonly replyFlashKey = 'agentInbox'
+
+  /**
+   * The JSON body API clients receive, and the `error` the page is shown.
    */
   responseBody(): ErrorResponseBody {
     return { status: this.status, code: this.code!, message: this.message }
@@ -82,8 +84,11 @@ export abstract class HttpFacingException extends Exception {
     const body = error.responseBody()
     const session = (ctx as { session?: FlashSession }).session
     if (session && isFormPost(ctx)) {
-      session.flash('errors', fieldErrors(body))
-      session.flash('inbox', { error: body })
+      const rowId: unknown = ctx.params?.id
+      session.flash(HttpFacingException.replyFlashKey, {
+        rowId: typeof rowId === 'string' ? rowId : null,
+        error: body,
+      })
       return ctx.response.redirect().back()
     }
     ctx.response.status(body.status).send(body)

@@ -69,4 +69,5 @@ export type { ToolDefinition, ToolOptions, ToolContext, ToolKind } from './runti
 export type { AgentEvents } from './events.ts'
 export type { InboxAccess } from './http/access.ts'
 export type { LiveMessage, LiveOptions } from './http/live.ts'
-export type { RowCard, RunGroup } from './http/cards.ts'
+export type { ReplyFeedback, RowCard, RunGroup } from './http/cards.ts'
+export type { ErrorResponseBody } from './errors.ts'

@@ -6,6 +6,7 @@
 import type { AgentRun } from '../persistence/models/agent_run.ts'
 import type { ToolCall } from '../persistence/models/tool_call.ts'
 import type { Outcome, QuestionSet } from '../questions/types.ts'
+import type { ErrorResponseBody } from '../errors.ts'
 import { waitsForAnswers } from '../inbox/wait.ts'
 
 export type RowCard = {
@@ -36,6 +37,18 @@ export type RunSummary = {
   status: AgentRun['status']
   ownerId: string | null
   createdAt: string | null
+}
+
+/**
+ * What the inbox page is told of the reply it last sent (its `feedback`
+ * prop): the row it was for, and either how the row was settled, or the
+ * error the reply met (the body API clients receive; a 409 carries who
+ * settled the row, via what and when). Null when the page sent nothing.
+ */
+export type ReplyFeedback = {
+  rowId: string | null
+  settled?: { by: string | null; via: string | null; at: string | null }
+  error?: ErrorResponseBody
 }
 
 /** A run's cards; a wait opened outside the runtime is a group of its own with no run */

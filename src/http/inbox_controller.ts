@@ -14,20 +14,34 @@
  */
 
 import type { HttpContext } from '@adonisjs/core/http'
-import { E_FORBIDDEN, E_NOT_FOUND, InvalidQueryException } from '../errors.ts'
+import { E_FORBIDDEN, E_NOT_FOUND, HttpFacingException, InvalidQueryException } from '../errors.ts'
 import { AgentRun } from '../persistence/models/agent_run.ts'
 import { isRowId, type ToolCall } from '../persistence/models/tool_call.ts'
 import { MAX_PAGE_SIZE, type InboxQuery } from '../inbox/list.ts'
 import type { Agents } from '../runtime/agents.ts'
 import type { InboxAccess } from './access.ts'
-import { groupByRun, rowCard, runSummary } from './cards.ts'
+import { groupByRun, rowCard, runSummary, type ReplyFeedback } from './cards.ts'
 
 /** The Inertia page the app receives as a stub */
 export const INBOX_PAGE = 'agent_inbox/index'
 
 type InertiaContext = HttpContext & {
   inertia?: { render(page: string, props: Record<string, unknown>): unknown }
-  session?: { flash(key: string, value: unknown): void }
+  session?: {
+    flash(key: string, value: unknown): void
+    flashMessages: { get(key: string, defaultValue?: unknown): unknown }
+  }
+}
+
+/**
+ * What the last reply from the page flashed (this controller on success,
+ * the error rendering itself on failure), for the page's `feedback` prop.
+ * Read here rather than shared by the app's Inertia middleware, so the page
+ * works in an app exactly as `configure` leaves it.
+ */
+function replyFeedback(ctx: InertiaContext): ReplyFeedback | null {
+  const flashed = ctx.session?.flashMessages.get(HttpFacingException.replyFlashKey, null)
+  return flashed && typeof flashed === 'object' ? (flashed as ReplyFeedback) : null
 }
 
 /** Who is at the door, and what they reach the inbox with */
@@ -123,7 +137,8 @@ export default class InboxController {
       groups: groupByRun(rows, new Map(runs.map((run) => [run.id, run]))),
       next,
     }
-    return wantsPage(ctx) ? ctx.inertia!.render(INBOX_PAGE, listing) : listing
+    if (!wantsPage(ctx)) return listing
+    return ctx.inertia!.render(INBOX_PAGE, { ...listing, feedback: replyFeedback(ctx) })
   }
 
   /**
@@ -177,7 +192,16 @@ export default class InboxController {
       via: channelOf(ctx),
     })
     if (wantsPage(ctx)) {
-      ctx.session?.flash('inbox', { settled: settled.id })
+      // The page shows who settled the row, via what and when, as recorded
+      const feedback: ReplyFeedback = {
+        rowId: settled.id,
+        settled: {
+          by: settled.answeredBy,
+          via: settled.answeredVia,
+          at: settled.settledAt?.toISO() ?? null,
+        },
+      }
+      ctx.session?.flash(HttpFacingException.replyFlashKey, feedback)
       return ctx.response.redirect().back()
     }
     return { row: rowCard(settled) }

@@ -2,7 +2,7 @@
  * Approval cards in a real browser against the fixture app (the deployer
  * agent's `deploy` action): approve, reject with a reason, edit the args
  * (an invalid value refused inline, then a valid one), and a reply that
- * loses to another session. Each test reads what the run received from the
+ * loses to another session or to the same person's other tab. Each test reads what the run received from the
  * database: the row (status, execution, outcome, who and via what) and the
  * run's result, in which the fixture model repeats the tool result it was sent.
  */
@@ -18,6 +18,7 @@ import {
   finishedRun,
   openInbox,
   pendingRow,
+  reloadInbox,
   settledCard,
   settledRow,
   startRun,
@@ -54,7 +55,7 @@ test.group(`Approval cards | ${dbName()}`, (group) => {
     assert.equal(waiting.kind, 'action')
     assert.isNull(waiting.execution)
 
-    await page.reload()
+    await reloadInbox(page)
     const card = cardOf(page, waiting.id)
     await card.getByRole('heading', { name: 'Approve deploy?' }).waitFor()
     assert.equal(await card.getAttribute('data-kind'), 'action')
@@ -94,7 +95,7 @@ test.group(`Approval cards | ${dbName()}`, (group) => {
     const run = await startRun(page, 'deployer', 'Ship main on Friday')
     const waiting = await pendingRow(run.id)
 
-    await page.reload()
+    await reloadInbox(page)
     const card = cardOf(page, waiting.id)
     const buttons = decisionButtons(card)
     await buttons.reject.click()
@@ -140,7 +141,7 @@ test.group(`Approval cards | ${dbName()}`, (group) => {
     const run = await startRun(page, 'deployer', 'Ship a release branch')
     const waiting = await pendingRow(run.id)
 
-    await page.reload()
+    await reloadInbox(page)
     const card = cardOf(page, waiting.id)
     const buttons = decisionButtons(card)
     await buttons.edit.click()
@@ -199,8 +200,8 @@ test.group(`Approval cards | ${dbName()}`, (group) => {
     const run = await startRun(owner.page, 'deployer', 'Ship main twice')
     const waiting = await pendingRow(run.id)
 
-    await owner.page.reload()
-    await admin.page.reload()
+    await reloadInbox(owner.page)
+    await reloadInbox(admin.page)
     const ownerCard = cardOf(owner.page, waiting.id)
     const adminCard = cardOf(admin.page, waiting.id)
 
@@ -218,7 +219,7 @@ test.group(`Approval cards | ${dbName()}`, (group) => {
     const alert = admin.page.getByRole('alert')
     await alert.getByText('Already settled.').waitFor()
     assert.equal(await alert.getAttribute('data-status'), '409')
-    assert.include(await alert.innerText(), `settled by ${ADA} via web`)
+    assert.include(await alert.innerText(), `Settled by ${ADA}, via web, at `)
     // The card stays, saying who settled it
     await settledCard(admin.page, waiting.id, ADA)
 
@@ -234,5 +235,32 @@ test.group(`Approval cards | ${dbName()}`, (group) => {
     assert.equal(executed.execution, 'succeeded')
     assert.include(received, 'deploy: The person approved the call to "deploy".')
     assert.notInclude(received, 'Too risky today')
+  })
+
+  test("a reply that loses to the same person's other tab says so", async ({ assert, cleanup }) => {
+    const { session, page } = await openInbox(suite, ADA)
+    cleanup(() => session.close())
+    const run = await startRun(page, 'deployer', 'Ship main from two tabs')
+    const waiting = await pendingRow(run.id)
+    const other = await session.newPage()
+    await other.goto('/inbox')
+    await reloadInbox(page)
+
+    // This tab starts a rejection (its open box holds the live updates) while the other approves
+    const card = cardOf(page, waiting.id)
+    await decisionButtons(card).reject.click()
+    await card.getByLabel('Why not?').fill('Not today')
+    await decisionButtons(cardOf(other, waiting.id)).approve.click()
+    await settledCard(other, waiting.id, ADA)
+
+    await card.getByRole('button', { name: 'Send rejection' }).click()
+    const alert = page.getByRole('alert')
+    await alert.getByText('Already settled.').waitFor()
+    assert.include(await alert.innerText(), 'Settled by you, in another tab, at ')
+    const settled = await settledCard(page, waiting.id, ADA)
+    assert.include(await settled.innerText(), 'via web')
+    const kept = await settledRow(waiting.id)
+    assert.equal(kept.status, 'approved')
+    await finishedRun(run.id)
   })
 })

@@ -6,12 +6,40 @@
  */
 
 import { test } from '@japa/runner'
+import type { Page } from 'playwright-core'
 import { dbName } from '../helpers/database.ts'
 import { eventually, newSession, postJson, screenshot, signIn } from '../helpers/browser.ts'
-import { ADA, useBrowserSuite } from '../helpers/inbox_browser.ts'
+import {
+  ADA,
+  cardOf,
+  openInbox,
+  pendingRow,
+  reloadInbox,
+  settledCard,
+  settledRow,
+  startRun,
+  useBrowserSuite,
+} from '../helpers/inbox_browser.ts'
 import { AgentRun } from '../../src/persistence/models/agent_run.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import type { QuestionOutcome } from '../../src/questions/types.ts'
+
+/**
+ * Makes the next replies' word get lost on the way back, as when another
+ * request of the session (a live-update subscription sent at the same
+ * moment) takes the flash first: the reply goes through, then a routed
+ * request with the session's cookies reads the flash, and the page follows
+ * the redirect without it.
+ */
+async function loseTheWord(page: Page) {
+  await page.route('**/inbox/rows/*/reply', async (route) => {
+    const response = await route.fetch({ maxRedirects: 0 })
+    // Reads (and so clears) the flash the reply left in the session
+    await page.request.get('/', { headers: { accept: 'text/html' } })
+    const location = response.headers()['location']
+    await route.fulfill({ status: response.status(), headers: location ? { location } : {} })
+  })
+}
 
 test.group(`Inbox page | ${dbName()}`, (group) => {
   const suite = useBrowserSuite(group)
@@ -97,5 +125,35 @@ test.group(`Inbox page | ${dbName()}`, (group) => {
     assert.notInclude(received, 'MySQL')
 
     await session.close()
+  })
+
+  test('when the word about a reply is lost, the page asks the row and claims only what the server recorded', async ({
+    assert,
+    cleanup,
+  }) => {
+    const { session, page } = await openInbox(suite, ADA)
+    cleanup(() => session.close())
+    const run = await startRun(page, 'planner', 'Scaffold the audit service')
+    const asked = await pendingRow(run.id)
+    await reloadInbox(page)
+    await loseTheWord(page)
+    const card = cardOf(page, asked.id)
+
+    // Refused, but the page never hears why: it says the row still waits, and claims nothing
+    await card.getByLabel('How many replicas?').fill('99')
+    await card.getByRole('button', { name: 'Confirm' }).click()
+    const alert = page.getByRole('alert')
+    await alert.getByText('No word came back about this reply').waitFor()
+    assert.equal(await card.getAttribute('data-status'), 'pending')
+    await asked.refresh()
+    assert.equal(asked.status, 'pending')
+
+    // Settled, the word lost again: the card shows who settled it as the server recorded it
+    await card.getByLabel('How many replicas?').fill('3')
+    await card.getByRole('button', { name: 'Confirm' }).click()
+    const settled = await settledCard(page, asked.id, ADA)
+    assert.include(await settled.innerText(), 'via web')
+    const row = await settledRow(asked.id)
+    assert.equal(row.answeredVia, 'web')
   })
 })

@@ -18,6 +18,7 @@ import {
   finishedRun,
   openInbox,
   pendingRow,
+  reloadInbox,
   settledCard,
   settledRow,
   startRun,
@@ -55,7 +56,7 @@ test.group(`Question cards | ${dbName()}`, (group) => {
     const run = await startRun(page, 'configurator', 'Provision staging')
     const asked = await pendingRow(run.id)
 
-    await page.reload()
+    await reloadInbox(page)
     const card = cardOf(page, asked.id)
     await card.getByRole('heading', { name: 'The agent asks 11 questions' }).waitFor()
     assert.equal(await card.getAttribute('data-kind'), 'ask')
@@ -181,7 +182,7 @@ test.group(`Question cards | ${dbName()}`, (group) => {
     asked.request = request
     await asked.save()
 
-    await page.reload()
+    await reloadInbox(page)
     const card = cardOf(page, asked.id)
     const code = card.getByLabel('Cost centre code?')
     assert.isNull(await code.getAttribute('pattern'))
@@ -205,7 +206,7 @@ test.group(`Question cards | ${dbName()}`, (group) => {
     const run = await startRun(page, 'planner', 'Scaffold the search service')
     const asked = await pendingRow(run.id)
 
-    await page.reload()
+    await reloadInbox(page)
     const card = cardOf(page, asked.id)
     // A change the skip must ignore
     await card.getByRole('radio', { name: 'SQLite' }).check()
@@ -241,7 +242,7 @@ test.group(`Question cards | ${dbName()}`, (group) => {
     const run = await startRun(page, 'configurator', 'Provision production')
     const asked = await pendingRow(run.id)
 
-    await page.reload()
+    await reloadInbox(page)
     const card = cardOf(page, asked.id)
     const tier = card.getByRole('radiogroup', { name: 'Which instance size?' })
     await tier.waitFor()

@@ -7,6 +7,7 @@
 import { test } from '@japa/runner'
 import { IgnitorFactory } from '@adonisjs/core/factories'
 import Configure from '@adonisjs/core/commands/configure'
+import Add from '@adonisjs/core/commands/add'
 import type { FileSystem } from '@japa/file-system'
 import { readdir } from 'node:fs/promises'
 
@@ -46,6 +47,28 @@ async function setupApp(fs: FileSystem, providers: string[] = []) {
   const ace = await app.container.make('ace')
   ace.ui.switchMode('raw')
   return ace
+}
+
+/**
+ * Runs `body` with stdin seen as a terminal or not: configure asks only
+ * when someone can answer.
+ */
+async function withStdinTTY<T>(isTTY: boolean, body: () => Promise<T>): Promise<T> {
+  const before = Object.getOwnPropertyDescriptor(process.stdin, 'isTTY')
+  Object.defineProperty(process.stdin, 'isTTY', { value: isTTY, configurable: true })
+  try {
+    return await body()
+  } finally {
+    if (before) Object.defineProperty(process.stdin, 'isTTY', before)
+    else delete (process.stdin as { isTTY?: boolean }).isTTY
+  }
+}
+
+/** What a command logged, in ace's raw mode, one line per message */
+function logsOf(ace: Awaited<ReturnType<typeof setupApp>>): string[] {
+  const logs = ace.ui.logger.getLogs().map((log) => log.message)
+  ace.ui.logger.flushLogs()
+  return logs
 }
 
 test.group('Configure', (group) => {
@@ -130,9 +153,17 @@ test.group('Configure', (group) => {
     await fs.create('inertia/pages/agent_inbox/index.tsx', '// the app changed its page')
     await fs.create('inertia/agent_inbox/inbox.css', '/* the app changed its styles */')
     await fs.create('config/agents.ts', '// the app changed its config')
+    logsOf(ace)
     const second = await ace.create(Configure, [PACKAGE])
     await second.exec()
     assert.equal(second.exitCode, 0)
+    // Nothing changed, and nothing claims to have changed
+    const secondLogs = logsOf(ace)
+    assert.deepEqual(
+      secondLogs.filter((line) => /DONE/.test(line)),
+      []
+    )
+    assert.isTrue(secondLogs.some((line) => /SKIPPED.*update adonisrc\.ts/.test(line)))
     assert.lengthOf(await fs.readDir('database/migrations'), 1)
     assert.equal(
       await fs.contents('inertia/pages/agent_inbox/index.tsx'),
@@ -162,7 +193,7 @@ test.group('Configure', (group) => {
     const ace = await setupApp(fs)
     const declined = await ace.create(Configure, [PACKAGE])
     declined.prompt.trap(PAGE_PROMPT).reject()
-    await declined.exec()
+    await withStdinTTY(true, () => declined.exec())
     assert.equal(declined.exitCode, 0)
     await assert.fileNotExists('inertia/pages/agent_inbox/index.tsx')
     await assert.fileNotExists('inertia/agent_inbox/form_state.ts')
@@ -170,8 +201,67 @@ test.group('Configure', (group) => {
 
     const accepted = await ace.create(Configure, [PACKAGE])
     accepted.prompt.trap(PAGE_PROMPT).accept()
-    await accepted.exec()
+    await withStdinTTY(true, () => accepted.exec())
     await assert.fileExists('inertia/pages/agent_inbox/index.tsx')
+  })
+
+  test('without a terminal to ask, the page is left out, everything else is done, and it says how', async ({
+    assert,
+    fs,
+  }) => {
+    const ace = await setupApp(fs)
+    // No trap: a prompt here would fail the test ("no trap set")
+    const command = await ace.create(Configure, [PACKAGE])
+    await withStdinTTY(false, () => command.exec())
+    assert.equal(command.exitCode, 0)
+    await assert.fileNotExists('inertia/pages/agent_inbox/index.tsx')
+    await assert.fileExists('config/agents.ts')
+    assert.lengthOf(await fs.readDir('database/migrations'), 1)
+    await assert.fileContains('start/agent_inbox.ts', 'registerInboxRoutes(router)')
+    await assert.fileContains('adonisrc.ts', [
+      `() => import('adonis-agent-inbox/agent_inbox_provider')`,
+      `() => import('#start/agent_inbox')`,
+    ])
+    await assert.fileContains('.env', 'AGENT_MODEL=openai/gpt-5')
+    const warning = logsOf(ace).find((line) => line.includes('No terminal to ask'))
+    assert.exists(warning)
+    assert.include(warning, '--page')
+    assert.include(warning, '--no-page')
+  })
+
+  test('`node ace add adonis-agent-inbox --no-page`: the flag add does not forward is read off add', async ({
+    assert,
+    fs,
+  }) => {
+    const ace = await setupApp(fs, [INERTIA])
+    // What `add` runs after installing: configure, with only its truthy flags
+    const add = await ace.create(Add, ['adonis-agent-inbox', '--no-page'])
+    ace.getMainCommand = () => add
+    const command = await ace.create(Configure, [PACKAGE])
+    await command.exec()
+    assert.equal(command.exitCode, 0)
+    await assert.fileNotExists('inertia/pages/agent_inbox/index.tsx')
+    await assert.fileExists('start/agent_inbox.ts')
+
+    // Any other main command leaves the decision to configure's own flags
+    const withPage = await ace.create(Add, ['adonis-agent-inbox', '--page'])
+    ace.getMainCommand = () => withPage
+    const again = await ace.create(Configure, [PACKAGE])
+    await again.exec()
+    await assert.fileExists('inertia/pages/agent_inbox/index.tsx')
+  })
+
+  test('prints what is left to do: the migration, and the key the default model needs', async ({
+    assert,
+    fs,
+  }) => {
+    const ace = await setupApp(fs, [INERTIA])
+    const command = await ace.create(Configure, [PACKAGE])
+    await command.exec()
+    const printed = logsOf(ace).join('\n')
+    assert.include(printed, 'node ace migration:run')
+    assert.include(printed, 'AI_GATEWAY_API_KEY')
+    assert.include(printed, '/inbox')
   })
 
   test('--no-page and --page answer the prompt up front', async ({ assert, fs }) => {

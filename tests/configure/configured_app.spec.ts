@@ -129,12 +129,13 @@ test.group('Configured app', (group) => {
     /*
      * What `node ace add adonis-agent-inbox` runs once the package is installed
      */
-    // A JSON-API app without Inertia: --no-page answers the page prompt up front
-    const configured = await runApp(
-      ['bin/console.ts', 'configure', 'adonis-agent-inbox', '--no-page'],
-      env
-    )
+    // A JSON-API app without Inertia, stdin closed (as in CI): nobody to ask about the page,
+    // so it is left out with a word on --page, and everything else is done
+    const configured = await runApp(['bin/console.ts', 'configure', 'adonis-agent-inbox'], env)
     assert.equal(configured.code, 0, configured.output)
+    assert.match(configured.output, /No terminal to ask .* --page .* --no-page/)
+    assert.notInclude(configured.output, 'Publish the inbox page anyway?')
+    await assert.rejects(() => read('inertia/pages/agent_inbox/index.tsx'))
     assert.include(await read('config/agents.ts'), `model: env.get('AGENT_MODEL', 'openai/gpt-5')`)
     assert.match(await read('.env'), /^AGENT_MODEL=openai\/gpt-5$/m)
     const routes = await read('start/agent_inbox.ts')

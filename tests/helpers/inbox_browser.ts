@@ -117,6 +117,18 @@ export async function finishedRun(runId: string): Promise<{ run: AgentRun; recei
 }
 
 /**
+ * Reloads the inbox page and waits until it is live on Transmit (the
+ * fixture's default). Right after a load the page connects and subscribes,
+ * and a reply sent in that moment can lose its flashed word to those
+ * requests of the same session (the page then asks the row, but a test of
+ * the word itself would not see it).
+ */
+export async function reloadInbox(page: Page) {
+  await page.reload()
+  await page.locator('main.agent-inbox[data-live="transmit"]').waitFor()
+}
+
+/**
  * A row's card on the page, whatever its state.
  */
 export function cardOf(page: Page, rowId: string): Locator {

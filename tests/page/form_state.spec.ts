@@ -23,14 +23,15 @@ import {
 import {
   alertText,
   decisionErrors,
-  feedbackFrom,
+  fieldErrors,
   questionErrors,
-  readErrors,
-  readInboxFlash,
+  readFeedback,
+  settlerWords,
 } from '../../stubs/inertia/agent_inbox/feedback.ts'
 import {
   listGroups,
   replyUrl,
+  rowUrl,
   shortId,
   type SettledNote,
 } from '../../stubs/inertia/agent_inbox/rows.ts'
@@ -318,16 +319,7 @@ test.group('Page form | errors and flash', () => {
     )
   })
 
-  test('readErrors takes single messages and lists, ignores the rest', ({ assert }) => {
-    assert.deepEqual(readErrors({ a: 'x', b: ['y', 'z'], c: 3, d: '' }), {
-      a: ['x'],
-      b: ['y', 'z'],
-    })
-    assert.deepEqual(readErrors(null), {})
-    assert.deepEqual(readErrors(['x']), {})
-  })
-
-  test('the inbox flash is read wherever the app exposes it', ({ assert }) => {
+  test('the feedback prop is read as the server sent it, or not at all', ({ assert }) => {
     const conflict = {
       status: 409,
       code: 'E_ALREADY_SETTLED',
@@ -336,49 +328,103 @@ test.group('Page form | errors and flash', () => {
       settledVia: 'web',
       settledAt: '2026-01-02T03:04:05.000Z',
     }
-    assert.deepEqual(feedbackFrom({ flash: { inbox: { settled: 'r1' } }, props: {} }).inbox, {
-      settled: 'r1',
+    const settled = { by: '1', via: 'web', at: '2026-01-02T03:04:05.000Z' }
+    assert.deepEqual(readFeedback({ rowId: 'r1', settled }), { rowId: 'r1', settled })
+    assert.deepEqual(readFeedback({ rowId: 'r1', error: conflict }), {
+      rowId: 'r1',
+      error: conflict,
     })
-    assert.deepEqual(
-      feedbackFrom({ props: { flash: { inbox: { error: conflict } } } }).inbox?.error,
-      conflict
-    )
-    assert.deepEqual(feedbackFrom({ props: { inbox: { error: conflict } } }).inbox?.error, conflict)
-    assert.isNull(feedbackFrom({ flash: {}, props: {} }).inbox)
-    assert.deepEqual(
-      feedbackFrom({
-        flash: { errors: { 'answers.db.0': 'bad' } },
-        props: { errors: { reply: 'Already settled' } },
-      }).errors,
-      { 'answers.db.0': ['bad'], 'reply': ['Already settled'] }
-    )
-    assert.isNull(readInboxFlash({ error: { status: 409 } }))
-    assert.deepEqual(readInboxFlash({ error: { message: 'x' } })?.error, {
+    // Nothing said, nothing claimed
+    assert.isNull(readFeedback(null))
+    assert.isNull(readFeedback({ rowId: 'r1' }))
+    assert.isNull(readFeedback({ rowId: 'r1', error: { status: 409 } }))
+    assert.deepEqual(readFeedback({ rowId: 'r1', error: { message: 'x' } })?.error, {
       status: 0,
       code: 'E_UNKNOWN',
       message: 'x',
     })
+    const invalid = readFeedback({
+      rowId: 'r2',
+      error: {
+        status: 422,
+        code: 'E_INVALID_REPLY',
+        message: 'The reply is invalid: answers.db.0: bad',
+        errors: [{ field: 'answers.db.0', message: 'bad' }, { field: 3 }, 'x'],
+      },
+    })
+    assert.deepEqual(fieldErrors(invalid!.error!), { 'answers.db.0': ['bad'] })
   })
 
-  test('a conflict says who settled the row, through what and when', ({ assert }) => {
-    const text = alertText(
-      {
-        status: 409,
-        code: 'E_ALREADY_SETTLED',
-        message: 'Already settled',
-        settledBy: 'bob',
-        settledVia: 'terminal',
-        settledAt: '2026-01-02T03:04:05.000Z',
-      },
-      (iso) => `<${iso}>`
+  const formatTime = (iso: string) => `<${iso}>`
+  const conflict = (by: string, via: string) => ({
+    status: 409,
+    code: 'E_ALREADY_SETTLED',
+    message: 'Already settled',
+    settledBy: by,
+    settledVia: via,
+    settledAt: '2026-01-02T03:04:05.000Z',
+  })
+
+  test('a conflict says who settled the row, how and when, from the server', ({ assert }) => {
+    const context = { person: '1', card: null, formatTime }
+    assert.equal(
+      alertText(conflict('bob', 'terminal'), context),
+      'Settled by bob, via terminal, at <2026-01-02T03:04:05.000Z>.'
     )
     assert.equal(
-      text,
-      'Someone else got there first: settled by bob via terminal at <2026-01-02T03:04:05.000Z>.'
+      alertText(conflict('1', 'web'), context),
+      'Settled by you, in another tab, at <2026-01-02T03:04:05.000Z>.'
     )
     assert.equal(
-      alertText({ status: 410, code: 'E_EXPIRED', message: 'This row expired' }, String),
+      alertText(conflict('1', 'api'), context),
+      'Settled by you, via api, at <2026-01-02T03:04:05.000Z>.'
+    )
+    assert.equal(
+      settlerWords({ by: null, via: 'expiry', at: null }, '1', formatTime),
+      'someone, via expiry'
+    )
+    assert.equal(
+      alertText({ status: 410, code: 'E_EXPIRED', message: 'This row expired' }, context),
       'This row expired'
+    )
+  })
+
+  test('a refused reply names the question by its prompt, not its field path', ({ assert }) => {
+    const amount: Question = {
+      id: 'amount',
+      prompt: 'How much to refund?',
+      input: { type: 'integer', max: 500 },
+      defaults: ['50'],
+    }
+    const card = { id: 'r1', questionSet: { questions: [db, amount] } } as RowCard
+    const refused = {
+      status: 422,
+      code: 'E_INVALID_REPLY',
+      message: 'The reply is invalid: answers.amount.0: must be at most 500',
+      errors: [{ field: 'answers.amount.0', message: 'must be at most 500' }],
+    }
+    const text = alertText(refused, { person: '1', card, formatTime })
+    assert.equal(text, 'Check “How much to refund?”: Must be at most 500')
+    assert.notInclude(text, 'answers.')
+
+    const approval = { id: 'r2', action: { summary: 'Deploy', args: {} } } as RowCard
+    assert.equal(
+      alertText(
+        {
+          ...refused,
+          errors: [
+            { field: 'reason', message: 'must be at most 2000 characters' },
+            { field: 'editedInput.branch', message: 'must be a string' },
+          ],
+        },
+        { person: '1', card: approval, formatTime }
+      ),
+      'Check the reason: Must be at most 2000 characters; the edited arguments: branch: must be a string'
+    )
+    // No field errors: the message as the server wrote it
+    assert.equal(
+      alertText({ ...refused, errors: undefined }, { person: '1', card, formatTime }),
+      refused.message
     )
   })
 })
@@ -392,6 +438,7 @@ test.group('Page form | urls and groups', () => {
       '/team/inbox/rows/a%20b/reply'
     )
     assert.equal(replyUrl('/', 'a1'), '/rows/a1/reply')
+    assert.equal(rowUrl('/inbox?tab=all', 'a1'), '/inbox/rows/a1')
     assert.equal(shortId('0123456789abcdef'), '01234567')
     assert.equal(shortId('r1'), 'r1')
   })

@@ -1,28 +1,19 @@
 /*
- * What the reply endpoint flashed, read without React so Node can test it:
- * field errors split between a card's questions (or an approval's reason
- * and args) and the rest, the `inbox` flash, and the words of the alert.
- * The app receives this file in inertia/agent_inbox/.
+ * What the page is told of the reply it sent, read without React so Node
+ * can test it: the `feedback` prop the package's controller passes (how the
+ * row was settled, or the error the reply met), field errors split between
+ * a card's questions (or an approval's reason and args) and the rest, and
+ * the words of the alert. The app receives this file in inertia/agent_inbox/.
  */
 
-import type { Question, QuestionSet } from 'adonis-agent-inbox/types'
+import type {
+  ErrorResponseBody,
+  Question,
+  QuestionSet,
+  ReplyFeedback,
+  RowCard,
+} from 'adonis-agent-inbox/types'
 import { isSingleChoice } from 'adonis-agent-inbox/questions/client'
-
-/**
- * Flashed field errors as lists of messages. Inertia gives one message or
- * several per field; anything else is ignored.
- */
-export function readErrors(value: unknown): Record<string, string[]> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return {}
-  const errors: Record<string, string[]> = {}
-  for (const [field, messages] of Object.entries(value)) {
-    const list = (Array.isArray(messages) ? messages : [messages]).filter(
-      (message): message is string => typeof message === 'string' && message !== ''
-    )
-    if (list.length > 0) errors[field] = list
-  }
-  return errors
-}
 
 function sentence(message: string): string {
   return message.charAt(0).toUpperCase() + message.slice(1)
@@ -93,86 +84,162 @@ export function decisionErrors(errors: Record<string, string[]>): {
   return split
 }
 
-/**
- * An error the reply endpoint flashed under `inbox.error`.
- */
-export type InboxError = {
-  status: number
-  code: string
-  message: string
-  settledBy?: string | null
-  settledVia?: string | null
-  settledAt?: string | null
-}
+/** The error a reply met, as the reply endpoint answers it */
+export type InboxError = ErrorResponseBody
 
-/**
- * What the reply endpoint flashes under `inbox`.
- */
-export type InboxFlash = { error?: InboxError; settled?: string }
+/** Who settled a row, through what and when */
+export type Settlement = NonNullable<ReplyFeedback['settled']>
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value)
 }
 
-/**
- * The `inbox` flash, checked, or null.
- */
-export function readInboxFlash(value: unknown): InboxFlash | null {
-  if (!isRecord(value)) return null
-  const flash: InboxFlash = {}
-  if (typeof value.settled === 'string') flash.settled = value.settled
-  const error = value.error
-  if (isRecord(error) && typeof error.message === 'string') {
-    flash.error = {
-      status: typeof error.status === 'number' ? error.status : 0,
-      code: typeof error.code === 'string' ? error.code : 'E_UNKNOWN',
-      message: error.message,
-    }
-    for (const key of ['settledBy', 'settledVia', 'settledAt'] as const) {
-      const item = error[key]
-      if (typeof item === 'string' || item === null) flash.error[key] = item
-    }
+function stringOrNull(value: unknown): string | null {
+  return typeof value === 'string' ? value : null
+}
+
+function readSettlement(value: Record<string, unknown>): Settlement {
+  return { by: stringOrNull(value.by), via: stringOrNull(value.via), at: stringOrNull(value.at) }
+}
+
+function readError(value: Record<string, unknown>): InboxError | null {
+  if (typeof value.message !== 'string') return null
+  const error: InboxError = {
+    status: typeof value.status === 'number' ? value.status : 0,
+    code: typeof value.code === 'string' ? value.code : 'E_UNKNOWN',
+    message: value.message,
   }
-  return flash.error || flash.settled ? flash : null
+  if (Array.isArray(value.errors)) {
+    error.errors = value.errors.flatMap((item) =>
+      isRecord(item) && typeof item.field === 'string' && typeof item.message === 'string'
+        ? [{ field: item.field, message: item.message }]
+        : []
+    )
+  }
+  for (const key of ['settledBy', 'settledVia', 'settledAt'] as const) {
+    if (key in value) error[key] = stringOrNull(value[key])
+  }
+  return error
 }
 
 /**
- * Where the page finds what was flashed. Apps expose session flash in
- * different ways, so every usual place is read: Inertia 3's top-level
- * `page.flash`, a shared `flash` prop, and shared `inbox` / `errors` props.
- */
-export function feedbackFrom(page: { flash?: unknown; props: Record<string, unknown> }): {
-  inbox: InboxFlash | null
-  errors: Record<string, string[]>
-} {
-  const flash = isRecord(page.flash) ? page.flash : {}
-  const sharedFlash = isRecord(page.props.flash) ? page.props.flash : {}
-  const inbox =
-    readInboxFlash(flash.inbox) ??
-    readInboxFlash(sharedFlash.inbox) ??
-    readInboxFlash(page.props.inbox)
-  const errors = {
-    ...readErrors(sharedFlash.errors),
-    ...readErrors(flash.errors),
-    ...readErrors(page.props.errors),
-  }
-  return { inbox, errors }
-}
-
-/**
- * The words of the error alert. A conflict says who settled the row, through
- * what and when.
+ * The page's `feedback` prop, checked, or null: what the server says of the
+ * reply the page last sent. The page claims a settlement only from this.
  *
  * @example
- * alertText({ status: 409, code: 'E_ALREADY_SETTLED', message: '…', settledBy: 'bob', settledAt: '…' }, fmt)
- * // 'Someone else got there first: settled by bob via web at 10:32.'
+ * readFeedback({ rowId: 'r1', settled: { by: '1', via: 'web', at: '2026-01-02T03:04:05Z' } })
  */
-export function alertText(error: InboxError, formatTime: (iso: string) => string): string {
-  if (error.status === 409) {
-    const by = error.settledBy ? ` by ${error.settledBy}` : ''
-    const via = error.settledVia ? ` via ${error.settledVia}` : ''
-    const at = error.settledAt ? ` at ${formatTime(error.settledAt)}` : ''
-    return `Someone else got there first: settled${by}${via}${at}.`
+export function readFeedback(value: unknown): ReplyFeedback | null {
+  if (!isRecord(value)) return null
+  const feedback: ReplyFeedback = { rowId: stringOrNull(value.rowId) }
+  if (isRecord(value.settled)) feedback.settled = readSettlement(value.settled)
+  const error = isRecord(value.error) ? readError(value.error) : null
+  if (error) feedback.error = error
+  return feedback.settled || feedback.error ? feedback : null
+}
+
+/**
+ * What the server recorded of a row, when the word about a reply was lost
+ * (the flash went to another request of the session, e.g. a live-update
+ * subscription sent at the same moment): its settlement, null while it is
+ * pending, undefined when the server could not say.
+ */
+export async function askRow(url: string): Promise<Settlement | null | undefined> {
+  const response = await fetch(url, { headers: { accept: 'application/json' } }).catch(() => null)
+  if (!response?.ok) return undefined
+  const body: unknown = await response.json().catch(() => null)
+  const row = isRecord(body) && isRecord(body.row) ? body.row : null
+  if (!row) return undefined
+  if (row.status === 'pending') return null
+  return isRecord(row.settled) ? readSettlement(row.settled) : undefined
+}
+
+/** The alert when no word came back about a reply and the row still waits */
+export const NO_WORD: InboxError = {
+  status: 0,
+  code: 'E_NO_WORD',
+  message: 'No word came back about this reply, and the row still waits: send it again.',
+}
+
+/**
+ * The field errors of an error, keyed by field (a 422 names them).
+ */
+export function fieldErrors(error: InboxError): Record<string, string[]> {
+  const errors: Record<string, string[]> = {}
+  for (const item of error.errors ?? []) (errors[item.field] ??= []).push(item.message)
+  return errors
+}
+
+/**
+ * The settlement a conflict reports, from the error.
+ */
+export function conflictSettlement(error: InboxError): Settlement {
+  return { by: error.settledBy ?? null, via: error.settledVia ?? null, at: error.settledAt ?? null }
+}
+
+/**
+ * Who settled a row and how, as the signed-in person reads it: "you, in
+ * another tab" for their own reply from a page, "you, via api" for their
+ * own through another channel, else the person's id and the channel.
+ *
+ * @example
+ * settlerWords({ by: '1', via: 'api', at: null }, '1', fmt) // 'you, via api'
+ */
+export function settlerWords(
+  settled: Settlement,
+  person: string,
+  formatTime: (iso: string) => string
+): string {
+  const mine = settled.by !== null && settled.by === person
+  const words = [mine ? 'you' : (settled.by ?? 'someone')]
+  if (mine && settled.via === 'web') words.push('in another tab')
+  else if (settled.via) words.push(`via ${settled.via}`)
+  if (settled.at) words.push(`at ${formatTime(settled.at)}`)
+  return words.join(', ')
+}
+
+/**
+ * What a refused reply's field errors are about, in the words the person
+ * saw: a question's prompt, "the reason", "the edited arguments".
+ */
+function refusalWords(card: RowCard | null, errors: Record<string, string[]>): string[] {
+  if (!card) return []
+  const set = card.questionSet
+  if (set) {
+    const { byQuestion, rest } = questionErrors(set, errors)
+    return [
+      ...set.questions
+        .filter((question) => byQuestion[question.id])
+        .map((question) => `“${question.prompt}”: ${byQuestion[question.id].join(' ')}`),
+      ...rest,
+    ]
   }
+  const split = decisionErrors(errors)
+  return [
+    ...(split.reason.length > 0 ? [`the reason: ${split.reason.join(' ')}`] : []),
+    ...(split.editedInput.length > 0
+      ? [`the edited arguments: ${split.editedInput.join(' ')}`]
+      : []),
+    ...split.rest,
+  ]
+}
+
+/**
+ * The words of the error alert. A conflict says who settled the row, how
+ * and when; a refused reply names what to check by what the person saw
+ * (a question's prompt), not by the field's path.
+ *
+ * @example
+ * alertText(conflict, { person: '1', card, formatTime }) // 'Settled by you, via api, at 10:32.'
+ */
+export function alertText(
+  error: InboxError,
+  context: { person: string; card: RowCard | null; formatTime: (iso: string) => string }
+): string {
+  if (error.status === 409) {
+    return `Settled by ${settlerWords(conflictSettlement(error), context.person, context.formatTime)}.`
+  }
+  const refused = refusalWords(context.card, fieldErrors(error))
+  if (refused.length > 0) return `Check ${refused.join('; ')}`
   return error.message
 }

@@ -20,6 +20,16 @@ export function replyUrl(inboxUrl: string, rowId: string): string {
 }
 
 /**
+ * A row's own URL (its detail, JSON), next to the inbox page's.
+ *
+ * @example
+ * rowUrl('/inbox', 'a1') // '/inbox/rows/a1'
+ */
+export function rowUrl(inboxUrl: string, rowId: string): string {
+  return replyUrl(inboxUrl, rowId).replace(/\/reply$/, '')
+}
+
+/**
  * The first characters of an id, enough to tell runs apart.
  */
 export function shortId(id: string): string {

@@ -5,24 +5,42 @@
  * approve, reject with a reason, or approve edited args.
  *
  * Published into the app by `node ace add adonis-agent-inbox` and yours to
- * change. Props come from the package's InboxController: `{ person, groups }`
- * (plus `pollInterval` in ms and `inboxUrl` when the app passes them). Replies
- * go to `POST <inbox>/rows/:id/reply`; on failure the controller flashes
- * `errors` (field → message) and `inbox` ({ error } or { settled }) and
- * redirects back. This file is the page alone: its cards, hooks, state and
+ * change. Props come from the package's InboxController: `{ person, groups,
+ * feedback }` (plus `pollInterval` in ms and `inboxUrl` when the app passes
+ * them). Replies go to `POST <inbox>/rows/:id/reply`, which redirects back;
+ * the controller then passes what became of the reply as `feedback` (how the
+ * row was settled, or the error: field errors, or who settled it first), so
+ * the page needs nothing of the app's Inertia middleware, and it claims a
+ * settlement only when the server reports one. This file is the page alone: its cards, hooks, state and
  * styles live in inertia/agent_inbox/ (outside inertia/pages/, where every
  * file is a page), and the logic without React there is tested in the package.
  */
 
 import { Head, router, usePage } from '@inertiajs/react'
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
-import type { RowCard, RunGroup } from 'adonis-agent-inbox/types'
+import { useCallback, useMemo, useRef, useState } from 'react'
+import type { ReplyFeedback, RowCard, RunGroup } from 'adonis-agent-inbox/types'
 import { ApprovalCard } from '../../agent_inbox/approval_card'
 import { type CardProps, cardTitle, formatTime, type Reply } from '../../agent_inbox/card_parts'
-import { alertText, feedbackFrom, type InboxError } from '../../agent_inbox/feedback'
+import {
+  alertText,
+  askRow,
+  conflictSettlement,
+  fieldErrors,
+  type InboxError,
+  NO_WORD,
+  readFeedback,
+  type Settlement,
+} from '../../agent_inbox/feedback'
 import { DEFAULT_POLL_INTERVAL, useLiveUpdates } from '../../agent_inbox/live_updates'
 import { QuestionCard } from '../../agent_inbox/question_card'
-import { groupKey, listGroups, replyUrl, shortId, type SettledNote } from '../../agent_inbox/rows'
+import {
+  groupKey,
+  listGroups,
+  replyUrl,
+  rowUrl,
+  shortId,
+  type SettledNote,
+} from '../../agent_inbox/rows'
 import { SettledCard, settledFromCard } from '../../agent_inbox/settled_card'
 import '../../agent_inbox/inbox.css'
 import '../../agent_inbox/controls.css'
@@ -35,6 +53,8 @@ type InboxPageProps = {
   pollInterval?: number
   /** Where the inbox routes live, when the page is rendered elsewhere. Default: this page's URL */
   inboxUrl?: string
+  /** What became of the reply this page last sent, as the server recorded it */
+  feedback?: ReplyFeedback | null
 }
 
 type CardFeedback = { rowId: string | null; errors: Record<string, string[]> }
@@ -49,9 +69,8 @@ export default function AgentInbox(props: InboxPageProps) {
   const [editing, setEditing] = useState(false)
   const [openPanels, setOpenPanels] = useState<ReadonlySet<string>>(new Set())
   const [feedback, setFeedback] = useState<CardFeedback>({ rowId: null, errors: {} })
-  const [alert, setAlert] = useState<InboxError | null>(null)
+  const [alert, setAlert] = useState<{ error: InboxError; card: RowCard | null } | null>(null)
   const [notes, setNotes] = useState<SettledNote[]>([])
-  const lastSubmitted = useRef<string | null>(null)
 
   /* Cards seen so far, so a settled row's card can still say what it was */
   const known = useRef(new Map<string, { card: RowCard; run: RunGroup['run'] }>())
@@ -59,55 +78,32 @@ export default function AgentInbox(props: InboxPageProps) {
     for (const card of group.rows) known.current.set(card.id, { card, run: group.run })
   }
 
-  const recordSettled = useCallback(
-    (rowId: string, by: string | null, via: string | null, at: string | null) => {
-      const seen = known.current.get(rowId)
-      if (!seen) return
-      setNotes((current) => {
-        if (current.some((note) => note.card.id === rowId)) return current
-        return [...current, { ...seen, by, via, at }].slice(-20)
-      })
-    },
-    []
-  )
+  const recordSettled = useCallback((rowId: string, settled: Settlement) => {
+    const seen = known.current.get(rowId)
+    if (!seen) return
+    setNotes((current) => {
+      if (current.some((note) => note.card.id === rowId)) return current
+      return [...current, { ...seen, ...settled }].slice(-20)
+    })
+  }, [])
 
   /*
-   * Whatever the last response flashed: field errors for the card last
-   * sent, the alert, and "settled" notes. Kept in state, since the next
-   * partial reload no longer carries the flash.
+   * The reply's outcome is read from the page the redirect lands on: its
+   * `feedback` prop. Without one for this row (another request of the
+   * session took the flash) the page asks the row what the server recorded,
+   * and claims nothing it did not hear from the server.
    */
-  const flash = (page as { flash?: unknown }).flash
-  const {
-    errors: propErrors,
-    inbox: propInbox,
-    flash: propFlash,
-  } = page.props as Record<string, unknown>
-  useEffect(() => {
-    const { inbox, errors } = feedbackFrom({
-      flash,
-      props: { errors: propErrors, inbox: propInbox, flash: propFlash },
-    })
-    if (Object.keys(errors).length > 0) setFeedback({ rowId: lastSubmitted.current, errors })
-    if (inbox?.error) {
-      setAlert(inbox.error)
-      if (inbox.error.status === 409 && lastSubmitted.current) {
-        const error = inbox.error
-        recordSettled(
-          lastSubmitted.current,
-          error.settledBy ?? null,
-          error.settledVia ?? null,
-          error.settledAt ?? null
-        )
-      }
-    } else if (errors.reply) {
-      setAlert({ status: 0, code: 'E_REPLY', message: errors.reply.join(' ') })
-    }
-    if (inbox?.settled) recordSettled(inbox.settled, person, 'web', new Date().toISOString())
-  }, [flash, propErrors, propInbox, propFlash, person, recordSettled])
+  const askAfterSilence = useCallback(
+    async (card: RowCard) => {
+      const settled = await askRow(rowUrl(inboxUrl, card.id))
+      if (settled) recordSettled(card.id, settled)
+      else if (settled === null) setAlert({ error: NO_WORD, card })
+    },
+    [inboxUrl, recordSettled]
+  )
 
   const submit = useCallback(
     (card: RowCard, reply: Reply) => {
-      lastSubmitted.current = card.id
       setSubmitting(card.id)
       setFeedback({ rowId: null, errors: {} })
       setAlert(null)
@@ -115,22 +111,22 @@ export default function AgentInbox(props: InboxPageProps) {
         preserveScroll: true,
         preserveState: true,
         onSuccess: (next) => {
-          const nextProps = next.props as unknown as Partial<InboxPageProps>
-          const stillPending = (nextProps.groups ?? []).some((group) =>
-            group.rows.some((row) => row.id === card.id)
-          )
-          const { inbox, errors } = feedbackFrom({
-            flash: (next as { flash?: unknown }).flash,
-            props: next.props as Record<string, unknown>,
-          })
-          if (!stillPending && !inbox?.error && Object.keys(errors).length === 0) {
-            recordSettled(card.id, person, 'web', new Date().toISOString())
+          const outcome = readFeedback((next.props as { feedback?: unknown }).feedback)
+          if (!outcome || outcome.rowId !== card.id) {
+            void askAfterSilence(card)
+            return
           }
+          if (outcome.settled) recordSettled(card.id, outcome.settled)
+          const error = outcome.error
+          if (!error) return
+          setAlert({ error, card })
+          setFeedback({ rowId: card.id, errors: fieldErrors(error) })
+          if (error.status === 409) recordSettled(card.id, conflictSettlement(error))
         },
         onFinish: () => setSubmitting(null),
       })
     },
-    [inboxUrl, person, recordSettled]
+    [inboxUrl, recordSettled, askAfterSilence]
   )
 
   const setPanel = useCallback((rowId: string, open: boolean) => {
@@ -190,12 +186,12 @@ export default function AgentInbox(props: InboxPageProps) {
       </header>
 
       {alert && (
-        <div className="ai-alert" role="alert" data-status={alert.status || undefined}>
+        <div className="ai-alert" role="alert" data-status={alert.error.status || undefined}>
           <p>
             <strong>
-              {alert.status === 409 ? 'Already settled.' : 'That did not go through.'}
+              {alert.error.status === 409 ? 'Already settled.' : 'That did not go through.'}
             </strong>{' '}
-            {alertText(alert, formatTime)}
+            {alertText(alert.error, { person, card: alert.card, formatTime })}
           </p>
           <button type="button" className="ai-link" onClick={() => setAlert(null)}>
             Dismiss
@@ -213,12 +209,6 @@ export default function AgentInbox(props: InboxPageProps) {
         )}
       </div>
 
-      {pendingCount === 0 && (
-        <section className="ai-empty" aria-labelledby="ai-empty-title">
-          <h2 id="ai-empty-title">Nothing waits for you</h2>
-          <p className="ai-muted">When an agent needs an answer or an approval, it appears here.</p>
-        </section>
-      )}
       {listed.map(({ run, rows }) => {
         const key = groupKey(run, rows[0]?.card.id ?? '')
         return (
@@ -266,6 +256,13 @@ export default function AgentInbox(props: InboxPageProps) {
           </section>
         )
       })}
+      {/* Below the rows just settled, which keep their place until the page reloads */}
+      {pendingCount === 0 && (
+        <section className="ai-empty" aria-labelledby="ai-empty-title">
+          <h2 id="ai-empty-title">Nothing waits for you</h2>
+          <p className="ai-muted">When an agent needs an answer or an approval, it appears here.</p>
+        </section>
+      )}
     </main>
   )
 }
