@@ -52,7 +52,7 @@ function mulberry32(seed: number) {
   }
 }
 
-const LETTERS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-'
+const LETTERS = [...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-']
 const NASTY = ['\u0000', '\u0007', '\n', '\t', ' ', '"', "'", '\\', '<', '>', '%', '/', '?', '#']
 const WIDE = ['é', 'ß', 'İ', 'ﬀ', '日本', '🙂', '\u200b', '\u202e', '\ud800', '\udfff', 'ǅ']
 
@@ -112,7 +112,7 @@ export class Fuzz {
   /** A plain word of [A-Za-z0-9_-] */
   word(min = 1, max = 12): string {
     let text = ''
-    for (let length = this.int(min, max); text.length < length; ) text += this.pick(LETTERS)
+    for (let length = this.int(min, max); text.length < length;) text += this.pick(LETTERS)
     return text
   }
 
@@ -139,7 +139,10 @@ export class Fuzz {
       [2, () => this.chance(0.5)],
       [2, () => this.pick([0, 1, -1, 1.5, 1e308, -0, 2 ** 53 + 1])],
       [3, () => this.junkString(12)],
-      [depth > 0 ? 1 : 0, () => Array.from({ length: this.int(0, 3) }, () => this.junkValue(depth - 1))],
+      [
+        depth > 0 ? 1 : 0,
+        () => Array.from({ length: this.int(0, 3) }, () => this.junkValue(depth - 1)),
+      ],
       [
         depth > 0 ? 1 : 0,
         () =>
@@ -156,5 +159,5 @@ export class Fuzz {
  */
 export function caseLabel(fuzz: Fuzz, index: number, detail: unknown): string {
   const shown = typeof detail === 'string' ? detail : JSON.stringify(detail)
-  return `FUZZ_SEED=${fuzz.seed} case #${index}: ${String(shown).slice(0, 300)}`
+  return `FUZZ_SEED=${fuzz.seed} case #${index}: ${String(shown).slice(0, Number(process.env.FUZZ_LABEL ?? 400))}`
 }

@@ -161,7 +161,8 @@ export type Case = { body: unknown; tag: Tag; form?: boolean; raw?: string; type
 function answersOf(fuzz: Fuzz, set: QuestionSet, spoil: boolean): Record<string, unknown> {
   const answers: Record<string, unknown> = {}
   // A question is spoiled by a value it refuses, or by two values when it takes one
-  const spoilable = (id: string) => QUESTION_VALUES[id].invalid.length || !QUESTION_VALUES[id].multiple
+  const spoilable = (id: string) =>
+    QUESTION_VALUES[id].invalid.length || !QUESTION_VALUES[id].multiple
   const spoiled = spoil
     ? fuzz.pick(set.questions.filter((question) => spoilable(question.id)))
     : undefined
@@ -201,7 +202,11 @@ export function questionCase(fuzz: Fuzz, kind: Exclude<SlotKind, 'deploy'>): Cas
       () => {
         // An empty answers object has no form encoding: the server sees no answers at all
         const answers = answersOf(fuzz, set, false)
-        return { body: { answers }, tag: Object.keys(answers).length ? 'valid' : 'unknown', form: true }
+        return {
+          body: { answers },
+          tag: Object.keys(answers).length ? 'valid' : 'unknown',
+          form: true,
+        }
       },
     ],
     [2, () => ({ body: { skip: true }, tag: 'valid' })],
@@ -216,15 +221,29 @@ export function questionCase(fuzz: Fuzz, kind: Exclude<SlotKind, 'deploy'>): Cas
         tag: 'invalid',
       }),
     ],
-    [2, () => ({ body: { answers: fuzz.pick<unknown>([[], 'pg', 5, true, [['pg']]]) }, tag: 'invalid' })],
     [
-      3,
+      2,
       () => ({
-        body: { answers: { [set.questions[0].id]: fuzz.pick<unknown>([5, {}, [1], [['a']], true]) } },
+        body: { answers: fuzz.pick<unknown>([[], 'pg', 5, true, [['pg']]]) },
         tag: 'invalid',
       }),
     ],
-    [3, () => ({ body: { answers: answersOf(fuzz, set, false), skip: wrongType(fuzz) }, tag: 'invalid' })],
+    [
+      3,
+      () => ({
+        body: {
+          answers: { [set.questions[0].id]: fuzz.pick<unknown>([5, {}, [1], [['a']], true]) },
+        },
+        tag: 'invalid',
+      }),
+    ],
+    [
+      3,
+      () => ({
+        body: { answers: answersOf(fuzz, set, false), skip: wrongType(fuzz) },
+        tag: 'invalid',
+      }),
+    ],
     [2, () => ({ body: { skip: wrongType(fuzz) }, tag: 'invalid' })],
     [2, () => ({ body: { approved: wrongType(fuzz) }, tag: 'invalid' })],
     [2, () => ({ body: { skip: true }, tag: 'invalid', form: true })],
@@ -298,7 +317,10 @@ export function approvalCase(fuzz: Fuzz): Case {
     [
       2,
       () => ({
-        body: { approved: true, editedInput: { branch: fuzz.junkString(), extra: fuzz.junkValue() } },
+        body: {
+          approved: true,
+          editedInput: { branch: fuzz.junkString(), extra: fuzz.junkValue() },
+        },
         tag: 'unknown',
       }),
     ],
@@ -329,9 +351,19 @@ export function rawCase(fuzz: Fuzz): Case {
       raw: '{"skip": true, "constructor": {"prototype": {"approved": true}}}',
       type: json,
     },
-    { body: null, tag: 'invalid', raw: `{"skip": true, "pad": "${'z'.repeat(1_100_000)}"}`, type: json },
+    {
+      body: null,
+      tag: 'invalid',
+      raw: `{"skip": true, "pad": "${'z'.repeat(1_100_000)}"}`,
+      type: json,
+    },
     { body: null, tag: 'invalid', raw: `${'['.repeat(5000)}${']'.repeat(5000)}`, type: json },
-    { body: null, tag: 'invalid', raw: 'approved=true&answers', type: 'application/x-www-form-urlencoded' },
+    {
+      body: null,
+      tag: 'invalid',
+      raw: 'approved=true&answers',
+      type: 'application/x-www-form-urlencoded',
+    },
     { body: null, tag: 'invalid', raw: '\u0000\u0000', type: json },
   ])
 }

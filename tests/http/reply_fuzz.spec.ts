@@ -88,7 +88,14 @@ test.group(`HTTP | reply fuzz | ${dbName()}`, (group) => {
   group.setup(async () => {
     const httpApp = await createHttpApp({
       agents: defineConfig({
-        agents: [defineAgent({ name: 'fuzzer', model: poolModel(), instructions: 'Ask.', tools: [deploy] })],
+        agents: [
+          defineAgent({
+            name: 'fuzzer',
+            model: poolModel(),
+            instructions: 'Ask.',
+            tools: [deploy],
+          }),
+        ],
         inbox: {
           identify: (ctx) => ctx.request.header('x-person') ?? null,
           authorize: (_ctx, row, who) => row.ownerId === who,
@@ -124,7 +131,8 @@ test.group(`HTTP | reply fuzz | ${dbName()}`, (group) => {
       if (slot.runless && slot.kind !== 'deploy') {
         const set = FUZZ_SETS[slot.kind]
         const holder = { id: null, ownerId: 'user:1' }
-        slot.rowId = (await agents.inbox.open(holder, { kind: 'intake', set })).id
+        const row = await agents.inbox.open(holder, { kind: 'intake', set })
+        slot.rowId = row.id
         continue
       }
       const run = await agents.start('fuzzer', { input: { want: slot.kind }, owner: 'user:1' })
@@ -132,7 +140,9 @@ test.group(`HTTP | reply fuzz | ${dbName()}`, (group) => {
     }
     await agents.idle()
     if (runs.size === 0) return
-    const rows = await ToolCall.query().whereIn('run_id', [...runs.keys()]).where('status', 'pending')
+    const rows = await ToolCall.query()
+      .whereIn('run_id', [...runs.keys()])
+      .where('status', 'pending')
     for (const row of rows) runs.get(row.runId!)!.rowId = row.id
     if (empty.some((slot) => slot.rowId === null)) throw new Error('A pool run opened no row')
   }
@@ -151,10 +161,17 @@ test.group(`HTTP | reply fuzz | ${dbName()}`, (group) => {
     if (!sent.case.form) assert.deepEqual(stored, serverView(sent.case.body) as object, label)
 
     const kind = sent.slot.kind
-    const reply = normalizeReply(await parseReply(stored), kind === 'deploy' ? 'approval' : 'question')
+    const reply = normalizeReply(
+      await parseReply(stored),
+      kind === 'deploy' ? 'approval' : 'question'
+    )
     if (kind === 'deploy') {
       assert.notProperty(reply, 'answers', label)
-      assert.equal(row.status, (reply as { approved: boolean }).approved ? 'approved' : 'rejected', label)
+      assert.equal(
+        row.status,
+        (reply as { approved: boolean }).approved ? 'approved' : 'rejected',
+        label
+      )
       return
     }
     assert.equal(row.status, 'answered', label)
@@ -207,12 +224,11 @@ test.group(`HTTP | reply fuzz | ${dbName()}`, (group) => {
       }
 
       const answers = await Promise.all(batch.map(post))
-      const rows = new Map(
-        (await ToolCall.query().whereIn('id', batch.map((sent) => sent.rowId))).map((row) => [
-          row.id,
-          row,
-        ])
+      const read = await ToolCall.query().whereIn(
+        'id',
+        batch.map((sent) => sent.rowId)
       )
+      const rows = new Map(read.map((row) => [row.id, row]))
       const winners = new Map<string, Sent>()
       answers.forEach((answer, index) => {
         const sent = batch[index]
@@ -240,7 +256,11 @@ test.group(`HTTP | reply fuzz | ${dbName()}`, (group) => {
         assert.sameMembers(
           answers.map((answer) => answer.status).filter((status) => status !== 200),
           Array(answers.length - 1).fill(409),
-          caseLabel(fuzz, sentCount, answers.map((answer) => answer.body))
+          caseLabel(
+            fuzz,
+            sentCount,
+            answers.map((answer) => answer.body)
+          )
         )
       }
 
