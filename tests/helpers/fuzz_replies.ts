@@ -329,11 +329,15 @@ export function approvalCase(fuzz: Fuzz): Case {
 }
 
 /**
- * A body that is not a JSON object at all, for any row: broken JSON, the
- * wrong content type, nothing, megabytes, a prototype key.
+ * A body sent as raw text, for any row: broken JSON, the wrong content
+ * type, nothing, megabytes, a prototype key, deep nesting. (A decision
+ * sent to a question set approves its defaults, whatever edit it carries:
+ * docs/design.md §6.2.)
  */
-export function rawCase(fuzz: Fuzz): Case {
+export function rawCase(fuzz: Fuzz, approval: boolean): Case {
   const json = 'application/json'
+  const depth = fuzz.pick([100, 1000, 3000])
+  const nested = `${'{"x":'.repeat(depth)}1${'}'.repeat(depth)}`
   return fuzz.pick<Case>([
     { body: null, tag: 'invalid', raw: '{"approved": tru', type: json },
     { body: null, tag: 'invalid', raw: '{"answers": {"db": ["pg"]}', type: json },
@@ -365,6 +369,13 @@ export function rawCase(fuzz: Fuzz): Case {
       type: 'application/x-www-form-urlencoded',
     },
     { body: null, tag: 'invalid', raw: '\u0000\u0000', type: json },
+    { body: null, tag: 'invalid', raw: `{"answers": {"db": ${nested}}}`, type: json },
+    {
+      body: { approved: true, editedInput: JSON.parse(nested) },
+      tag: approval ? 'invalid' : 'unknown',
+      raw: `{"approved": true, "editedInput": ${nested}}`,
+      type: json,
+    },
   ])
 }
 

@@ -3,7 +3,8 @@
  * hundred generated tool-call steps (tests/helpers/fuzz_steps.ts), then a
  * final answer. Whatever the model sends, every run ends completed, failed
  * or cancelled, or waits on a pending row, which is then settled (defaults,
- * a skip, an approval, a rejection, now and then a cancel) until it ends;
+ * a skip, an approval, a rejection, now and then a cancel or an expiry by
+ * each policy) until it ends;
  * no run is left running or waiting on nothing; no drive throws, no
  * promise is rejected unhandled; each action runs at most once. Seeded
  * (tests/helpers/fuzz.ts): FUZZ_SEED replays a failure, FUZZ_STEPS sets
@@ -11,6 +12,7 @@
  */
 
 import { test } from '@japa/runner'
+import { DateTime } from 'luxon'
 import vine from '@vinejs/vine'
 import { MockLanguageModelV4 } from 'ai/test'
 import type { LanguageModelV4Content } from '@ai-sdk/provider'
@@ -25,11 +27,13 @@ import { strandedRuns } from '../../src/runtime/stranded.ts'
 import { type AgentRun, isFinished } from '../../src/persistence/models/agent_run.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import { InvalidReplyException } from '../../src/errors.ts'
+import { preparedColumns } from '../../src/persistence/prepared_columns.ts'
 import type { Reply } from '../../src/questions/types.ts'
 
-const STEPS = fuzzSize('FUZZ_STEPS', 300)
+const STEPS = fuzzSize('FUZZ_STEPS', 500)
 /** Rounds of settling before a run that still waits counts as wedged */
 const ROUNDS = 40
+const POLICIES = ['defaults', 'reject', 'cancel'] as const
 
 /**
  * The agent under fuzz and what its tools did. Its model plays the script
@@ -76,16 +80,18 @@ function setup(scripts: LanguageModelV4Content[][][]) {
     },
   })
   const logged: unknown[] = []
+  // One agent per expiry policy, so expired rows take every path
   const agents = createAgents({
-    agents: [
+    agents: POLICIES.map((onExpiry) =>
       defineAgent({
-        name: 'fuzzed',
+        name: `fuzzed-${onExpiry}`,
         model,
         instructions: 'Use your tools.',
         tools: [deploy, readLogs, note, look, boom],
         maxSteps: 8,
-      }),
-    ],
+        expiry: { ttl: 3_600_000, onExpiry },
+      })
+    ),
     logger: { warn: () => {}, error: (bindings) => logged.push(bindings) },
   })
   return { agents, notes, executions, logged }
@@ -148,7 +154,8 @@ test.group(`Runtime | model fuzz | ${dbName()}`, (group) => {
     for (const [index] of scripts.entries()) {
       const owner = fuzz.chance(0.1) ? null : 'user:1'
       const parentRunId = runs.length > 0 && fuzz.chance(0.05) ? fuzz.pick(runs).id : undefined
-      runs.push(await agents.start('fuzzed', { input: { script: index }, owner, parentRunId }))
+      const agent = `fuzzed-${fuzz.pick(POLICIES)}`
+      runs.push(await agents.start(agent, { input: { script: index }, owner, parentRunId }))
     }
     const label = (run: AgentRun, what: string) =>
       caseLabel(fuzz, runs.indexOf(run), {
@@ -168,6 +175,7 @@ test.group(`Runtime | model fuzz | ${dbName()}`, (group) => {
         assert.fail(`${label(run, 'stranded')} ${logged.map(describe).join('; ')}`)
       }
       let open = 0
+      let expired = false
       for (const run of runs) {
         await run.refresh()
         if (isFinished(run.status)) continue
@@ -178,6 +186,15 @@ test.group(`Runtime | model fuzz | ${dbName()}`, (group) => {
         open++
         if (fuzz.chance(0.05)) {
           await agents.cancel(run.id)
+          continue
+        }
+        if (fuzz.chance(0.08)) {
+          // Its time ran out: the sweep below settles it by the agent's policy
+          const past = DateTime.now().minus({ minutes: 1 })
+          await ToolCall.query()
+            .where('id', pending[0].id)
+            .update(preparedColumns(pending[0], { expiresAt: past }))
+          expired = true
           continue
         }
         for (const row of pending) {
@@ -191,6 +208,7 @@ test.group(`Runtime | model fuzz | ${dbName()}`, (group) => {
           }
         }
       }
+      if (expired) await agents.sweep()
       if (open === 0) break
     }
 
