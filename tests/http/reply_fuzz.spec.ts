@@ -77,7 +77,23 @@ function poolModel() {
 }
 
 type Slot = { kind: SlotKind; runless?: true; rowId: string | null }
-type Sent = { slot: Slot; rowId: string; case: Case; path: string; person: string }
+/** A reply in flight: to the slot's row, or (`target`) another id or row */
+type Sent = {
+  slot: Slot
+  rowId: string
+  target: string
+  case: Case
+  path: string
+  person: string
+  /** Set once answered: the seed, the case and the response, for assertion messages */
+  label?: string
+}
+
+/** What settling wrote on a row, to see that a later reply changes none of it */
+function settlement(row: ToolCall): string {
+  const { status, reply, outcome, answeredBy, answeredVia, settledAt } = row
+  return JSON.stringify([status, reply, outcome, answeredBy, answeredVia, settledAt?.toMillis()])
+}
 type Answer = { status: number; body: any }
 
 test.group(`HTTP | reply fuzz | ${dbName()}`, (group) => {
@@ -195,7 +211,8 @@ test.group(`HTTP | reply fuzz | ${dbName()}`, (group) => {
   }) => {
     const fuzz = new Fuzz(seed)
     const slots: Slot[] = SLOTS.map((slot) => ({ ...slot, rowId: null }))
-    const settledIds: string[] = []
+    // Rows settled lately, by id: replies now and then go to one of them
+    const settled = new Map<string, string>()
     let sentCount = 0
     await refill(slots)
 
@@ -217,12 +234,13 @@ test.group(`HTTP | reply fuzz | ${dbName()}`, (group) => {
             [race ? 1e9 : 90, () => [rowId, 'user:1']],
             [3, () => [rowId, fuzz.pick(['user:2', 'USER:1', 'user:10', 'u'.repeat(500)])]],
             [4, () => [badRowId(fuzz, rowId), 'user:1']],
-            [3, () => [settledIds.length ? fuzz.pick(settledIds) : rowId, 'user:1']],
+            [3, () => [settled.size ? fuzz.pick([...settled.keys()]) : rowId, 'user:1']],
           ])
           const [id, person] = target
           const onSlot = id === rowId && person === 'user:1'
           const tag = onSlot ? c.tag : 'invalid'
-          batch.push({ slot, rowId, case: { ...c, tag }, path: `/inbox/rows/${id}/reply`, person })
+          const path = `/inbox/rows/${id}/reply`
+          batch.push({ slot, rowId, target: id, case: { ...c, tag }, path, person })
         }
       }
 
@@ -252,7 +270,7 @@ test.group(`HTTP | reply fuzz | ${dbName()}`, (group) => {
           assert.isFalse(winners.has(sent.rowId), `${label}: two replies settled one row`)
           winners.set(sent.rowId, sent)
         }
-        ;(batch[index] as Sent & { label: string }).label = label
+        sent.label = label
       })
       if (race) {
         assert.equal(winners.size, 1, caseLabel(fuzz, sentCount, 'a race without one winner'))
@@ -267,9 +285,9 @@ test.group(`HTTP | reply fuzz | ${dbName()}`, (group) => {
         )
       }
 
-      for (const [index, sent] of batch.entries()) {
+      for (const sent of batch) {
         const row = rows.get(sent.rowId)!
-        const label = (sent as Sent & { label: string }).label
+        const label = sent.label!
         const winner = winners.get(sent.rowId)
         if (winner) {
           if (winner === sent) await checkSettled(assert, label, sent, row)
@@ -280,12 +298,22 @@ test.group(`HTTP | reply fuzz | ${dbName()}`, (group) => {
         assert.isNull(row.outcome, label)
         assert.isNull(row.answeredBy, label)
         assert.isNull(row.settledAt, label)
-        void index
+      }
+      const late = batch.filter((sent) => settled.has(sent.target))
+      if (late.length > 0) {
+        const again = await ToolCall.query().whereIn(
+          'id',
+          late.map((sent) => sent.target)
+        )
+        for (const row of again) {
+          const label = late.find((sent) => sent.target === row.id)!.label!
+          assert.equal(settlement(row), settled.get(row.id), `${label}: a settled row changed`)
+        }
       }
       for (const [rowId, sent] of winners) {
         sent.slot.rowId = null
-        settledIds.push(rowId)
-        if (settledIds.length > 20) settledIds.shift()
+        settled.set(rowId, settlement(rows.get(rowId)!))
+        if (settled.size > 20) settled.delete(settled.keys().next().value!)
       }
       sentCount += batch.length
       // Settled runs resume while the next replies go out; the pool is topped up now and then
@@ -298,6 +326,7 @@ test.group(`HTTP | reply fuzz | ${dbName()}`, (group) => {
       const answer = await post({
         slot,
         rowId: slot.rowId!,
+        target: slot.rowId!,
         case: { body: { approved: false }, tag: 'valid' },
         path: `/inbox/rows/${slot.rowId}/reply`,
         person: 'user:1',
