@@ -71,16 +71,45 @@ export function journalRows(runId: string): Promise<JournalRow[]> {
  */
 const MAX_STORED_ID = 80
 
+function digest(text: string): string {
+  const hash = createHash('sha256')
+  /*
+   * UTF-8 cannot hold a lone surrogate (two would hash alike, as U+FFFD);
+   * their UTF-16 code units can, after a byte UTF-8 never uses.
+   */
+  if (text.isWellFormed()) hash.update(text)
+  else hash.update(Buffer.concat([Buffer.of(0xff), Buffer.from(text, 'utf16le')]))
+  return `sha256:${hash.digest('hex')}`
+}
+
 /**
- * A tool-call id as the tables store it.
+ * A tool-call id as the tables store it: as sent, unless a column cannot
+ * hold it so: longer than MAX_STORED_ID, holding a NUL byte (PostgreSQL
+ * refuses one in text) or a lone surrogate (every database would store
+ * U+FFFD instead, so the id read back would not be the id sent, and two
+ * such ids would be one). Those are stored as their digest.
  *
  * @example
  * storedCallId('call_1') // 'call_1'
  * storedCallId('x'.repeat(200)) // 'sha256:…' (71 characters)
  */
 export function storedCallId(id: string): string {
-  if (id.length <= MAX_STORED_ID) return id
-  return `sha256:${createHash('sha256').update(id).digest('hex')}`
+  if (id.length <= MAX_STORED_ID && id.isWellFormed() && !id.includes('\u0000')) return id
+  return digest(id)
+}
+
+/**
+ * The id a tool call's row is stored under. Ids are unique within a step
+ * at best: a model may give a call the id of a call of an earlier step
+ * (some providers number each response's calls from zero). Such a call's
+ * row is stored under a digest of its step and id, so every call of an
+ * attempt has a row of its own, and the next driver finds it the same way.
+ *
+ * @example
+ * rowCallId(2, 'call_0', memory.conversation.callIdsBefore(2)) // 'call_0', or 'sha256:…' when step 1 used it
+ */
+export function rowCallId(step: number, id: string, earlier: { has(id: string): boolean }): string {
+  return earlier.has(id) ? digest(`step:${step}:${id}`) : storedCallId(id)
 }
 
 /**

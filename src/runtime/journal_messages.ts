@@ -39,6 +39,8 @@ export class Conversation {
   #closed: ModelMessage[] = []
   #open: OpenStep | null = null
   #steps = 0
+  /** Tool-call ids of the responses before the open one */
+  #closedIds = new Set<string>()
 
   constructor(entries: JournalEntry[] = []) {
     for (const entry of entries) this.add(entry)
@@ -53,6 +55,21 @@ export class Conversation {
   get lastStep(): { response: JournalPayloads['model-response']; done: Set<string> } | null {
     if (!this.#open) return null
     return { response: this.#open.response, done: new Set(this.#open.done) }
+  }
+
+  /**
+   * The ids the model gave tool calls in the responses before step `step`:
+   * the last step (the open one) or the next, which is all there are.
+   */
+  callIdsBefore(step: number): { has(id: string): boolean } {
+    if (step === this.#steps) return this.#closedIds
+    if (step !== this.#steps + 1) {
+      throw new Error(`Step ${step} is neither the last (${this.#steps}) nor the next`)
+    }
+    const open = this.#open?.response.toolCalls ?? []
+    return {
+      has: (id) => this.#closedIds.has(id) || open.some((call) => call.toolCallId === id),
+    }
   }
 
   add(entry: JournalEntry): void {
@@ -100,8 +117,10 @@ export class Conversation {
   }
 
   #close() {
-    const tool = this.#open && toolMessage(this.#open)
+    if (!this.#open) return
+    const tool = toolMessage(this.#open)
     if (tool) this.#closed.push(tool)
+    for (const call of this.#open.response.toolCalls) this.#closedIds.add(call.toolCallId)
     this.#open = null
   }
 }

@@ -35,7 +35,7 @@ import { CANCELLED, WAIT, type CallContext } from './calls/context.ts'
 import { handleIntake } from './calls/intake.ts'
 import { toolset } from './calls/toolset.ts'
 import type { AgentDefinition } from './define_agent.ts'
-import { resultKey, storedCallId, type OnCheckpoint } from './journal.ts'
+import { resultKey, rowCallId, type OnCheckpoint } from './journal.ts'
 import { renderInput } from './journal_messages.ts'
 import { Lease } from './lease.ts'
 import { RUN_FAILURES } from '../errors.ts'
@@ -219,6 +219,7 @@ export class RunDriver {
       if (last) {
         const step = steps
         const { response: payload, done } = last
+        const earlier = memory.conversation.callIdsBefore(step)
         for (const call of payload.toolCalls) {
           /*
            * A call whose id an earlier call of the step already used gets
@@ -226,12 +227,12 @@ export class RunDriver {
            * must not wedge the run on the journal's unique key).
            */
           if (call.invalid || done.has(call.toolCallId)) continue
-          const stored = storedCallId(call.toolCallId)
+          const stored = rowCallId(step, call.toolCallId, earlier)
           const row = rows.find((candidate) => candidate.toolCallId === stored)
           const output =
             call.toolName === ASK_TOOL_NAME
-              ? await handleAsk(context, call, row)
-              : await handleAppTool(context, call, row)
+              ? await handleAsk(context, call, stored, row)
+              : await handleAppTool(context, call, stored, row)
           if (output === WAIT) return this.#state.wait(run)
           if (output === CANCELLED) return 'cancelled'
           const refused = await this.#append(memory, {

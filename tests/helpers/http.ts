@@ -36,9 +36,11 @@ export async function createHttpApp(options: TestAppOptions & { port?: number } 
   server.errorHandler(async () => ({ default: HttpExceptionHandler }))
   await server.boot()
   const http: Server = createServer((req, res) => server.handle(req, res))
-  await new Promise<void>((resolve) =>
+  // A port already taken fails the suite at once instead of leaving it waiting here
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject)
     http.listen(options.port ?? Number(process.env.TEST_HTTP_PORT ?? 0), '127.0.0.1', resolve)
-  )
+  })
   const { port } = http.address() as AddressInfo
 
   return {

@@ -242,7 +242,8 @@ test.group(`Inbox API | ${dbName()}`, (group) => {
     assert,
   }) => {
     const row = await createAskRow()
-    for (const id of ['%00', `${row.id}%00`, 'x'.repeat(5000), 'not-a-row']) {
+    // A row has one id on every database: in capitals, MySQL's collation alone would find it
+    for (const id of ['%00', `${row.id}%00`, 'x'.repeat(5000), 'not-a-row', row.id.toUpperCase()]) {
       const shown = await client.get(`/inbox/rows/${id}`).headers(person('user:1'))
       shown.assertStatus(404)
       assert.equal(shown.body().code, 'E_NOT_FOUND')

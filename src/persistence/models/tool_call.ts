@@ -129,12 +129,15 @@ export class ToolCall extends BaseModel {
   }
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/u
 
 /**
  * Whether a value can be a row id: rows get UUIDs (`assignId`), so anything
  * else names no row and is answered as such without reaching SQL, where a
  * NUL byte or a megabyte of text is an error rather than "no such row".
+ * Only the lowercase form `randomUUID` writes is a row id: MySQL's default
+ * collation would find a row by its id in capitals where SQLite and
+ * PostgreSQL do not, and a row has one id on every database.
  *
  * @example
  * isRowId('0b0e3c9e-3f5e-4b4e-9a57-2f1d8e0c6d11') // true

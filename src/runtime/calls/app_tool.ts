@@ -12,18 +12,20 @@ import { ToolCall } from '../../persistence/models/tool_call.ts'
 import { approvedArgs, verifyDecision } from '../../inbox/decision_signature.ts'
 import debug from '../../debug.ts'
 import type { DecisionOutcome } from '../../questions/types.ts'
-import { storedCallId, type SavedToolCall } from '../journal.ts'
+import type { SavedToolCall } from '../journal.ts'
 import { CANCELLED, errorOutput, WAIT, type CallContext, type CallResult } from './context.ts'
 import { executeOnce } from './execute_once.ts'
 import { expiry, openWait, recordCall } from './waits.ts'
 
 /**
- * Handles a call of an app tool. `row` is the call's row when an earlier
- * pass opened or recorded it.
+ * Handles a call of an app tool, its row stored under `storedId`
+ * (journal.ts `rowCallId`). `row` is the call's row when an earlier pass
+ * opened or recorded it.
  */
 export async function handleAppTool(
   context: CallContext,
   call: SavedToolCall,
+  storedId: string,
   row: ToolCall | undefined
 ): Promise<CallResult> {
   const definition = context.agent.tools.get(call.toolName)
@@ -43,7 +45,7 @@ export async function handleAppTool(
     const recorded = {
       kind: definition.kind,
       toolName: definition.name,
-      toolCallId: storedCallId(call.toolCallId),
+      toolCallId: storedId,
       args: checked.value,
       summary: definition.summarize(checked.value),
     } satisfies RecordedCall

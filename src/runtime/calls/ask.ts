@@ -13,18 +13,20 @@ import { checkAskBudget } from '../../questions/budget.ts'
 import type { QuestionOutcome } from '../../questions/types.ts'
 import { validateQuestionSet } from '../../questions/validate.ts'
 import debug from '../../debug.ts'
-import { storedCallId, type SavedToolCall } from '../journal.ts'
+import type { SavedToolCall } from '../journal.ts'
 import { CANCELLED, errorOutput, WAIT, type CallContext, type CallResult } from './context.ts'
 import { canAsk } from './toolset.ts'
 import { expiry, openWait, recall } from './waits.ts'
 
 /**
- * The ask tool: budget, validation, answer memory, then a pending row.
- * `row` is the call's row when an earlier pass opened it.
+ * The ask tool: budget, validation, answer memory, then a pending row,
+ * stored under `storedId` (journal.ts `rowCallId`). `row` is the call's
+ * row when an earlier pass opened it.
  */
 export async function handleAsk(
   context: CallContext,
   call: SavedToolCall,
+  storedId: string,
   row: ToolCall | undefined
 ): Promise<CallResult> {
   const { run, agent } = context
@@ -49,7 +51,7 @@ export async function handleAsk(
     kind: 'ask',
     set: checked.value,
     toolName: ASK_TOOL_NAME,
-    toolCallId: storedCallId(call.toolCallId),
+    toolCallId: storedId,
   } satisfies WaitRequest
   if (recalled) {
     debug('run %s: ask %s answered from memory', run.id, call.toolCallId)

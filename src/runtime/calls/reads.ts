@@ -11,7 +11,7 @@
 
 import type { ExecutedCall } from '../../inbox/inbox.ts'
 import { ASK_TOOL_NAME } from '../../questions/ask_tool.ts'
-import { resultKey, storedCallId, type SavedToolCall, type ToolOutput } from '../journal.ts'
+import { resultKey, rowCallId, type SavedToolCall, type ToolOutput } from '../journal.ts'
 import type { NewEntry, RowBuilder } from '../run_memory.ts'
 import type { CallContext } from './context.ts'
 import { errorOutput } from './context.ts'
@@ -32,6 +32,7 @@ export async function runReads(
   const executed: ExecutedCall[] = []
   const entries: NewEntry[] = []
   const seen = new Set<string>()
+  const earlier = context.memory.conversation.callIdsBefore(step)
 
   for (const call of calls) {
     if (call.invalid) continue
@@ -60,7 +61,7 @@ export async function runReads(
     executed.push({
       kind: 'read',
       toolName: definition.name,
-      toolCallId: storedCallId(call.toolCallId),
+      toolCallId: rowCallId(step, call.toolCallId, earlier),
       args: checked.value,
       summary: definition.summarize(checked.value),
       execution,
