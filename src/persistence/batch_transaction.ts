@@ -18,7 +18,7 @@
 import type { TransactionClientContract } from '@adonisjs/lucid/types/database'
 import type { LucidModel } from '@adonisjs/lucid/types/model'
 import debug from '../debug.ts'
-import { commit } from './transaction.ts'
+import { transaction } from './transaction.ts'
 
 /** Lock errors worth running a batch again for: a batch reads before it writes */
 const RETRYABLE = new Set(['40P01', '40001', 'ER_LOCK_DEADLOCK', 'SQLITE_BUSY'])
@@ -45,21 +45,20 @@ export async function batchTransaction<T>(
   model: LucidModel,
   work: (trx: TransactionClientContract) => Promise<T>
 ): Promise<T> {
+  const client = model.$adapter.modelConstructorClient(model)
+  const options =
+    client.dialect.name === 'mysql' ? { isolationLevel: 'read committed' as const } : {}
   for (let attempt = 1; ; attempt++) {
-    const client = model.$adapter.modelConstructorClient(model)
-    const trx = await client.transaction(
-      client.dialect.name === 'mysql' ? { isolationLevel: 'read committed' } : {}
-    )
     try {
-      if (!hasRowLocks(trx)) {
-        await trx.from(model.table).whereRaw('1 = 0').delete()
-      }
-      const result = await work(trx)
-      // A COMMIT lost with its connection throws (./transaction.ts)
-      await commit(trx)
-      return result
+      return await transaction(
+        model,
+        async (trx) => {
+          if (!hasRowLocks(trx)) await trx.from(model.table).whereRaw('1 = 0').delete()
+          return work(trx)
+        },
+        options
+      )
     } catch (error) {
-      if (!trx.isCompleted) await trx.rollback()
       const code = (error as { code?: string }).code
       if (attempt >= ATTEMPTS || !code || !RETRYABLE.has(code)) throw error
       debug('batch on %s: %s, trying again (%d)', model.table, code, attempt)

@@ -1,8 +1,8 @@
 /*
  * Conditional updates (`UPDATE … WHERE status = 'pending'`) bypass model
  * hooks, so their payload must be written the way Lucid would write it:
- * column names, JSON serialized, dates in the dialect's format. Lucid does
- * exactly that in `prepareForAdapter`, which its types do not expose.
+ * column names, JSON serialized, dates in the dialect's format, as Lucid's
+ * `prepareForAdapter` (which its types do not expose) does.
  */
 
 import { DateTime, Settings } from 'luxon'
@@ -19,25 +19,7 @@ export function preparedColumns<T extends LucidRow>(
   row: T,
   attributes: { [K in keyof T]?: T[K] }
 ): Record<string, any> {
-  const model = row.constructor as LucidModel
-  const values: Record<string, unknown> = { ...attributes }
-  for (const key of Object.keys(values)) {
-    const value = values[key]
-    if (DateTime.isDateTime(value) && value.isValid) values[key] = sqlDateTime(model, value)
-  }
-  return (
-    row as unknown as { prepareForAdapter(values: object): Record<string, any> }
-  ).prepareForAdapter(values)
-}
-
-/**
- * A date as the model's connection writes it. Lucid's own date columns
- * build a query per value to learn the dialect's format; the format is
- * read here from the connection's client instead.
- */
-function sqlDateTime(model: LucidModel, value: DateTime): string {
-  const client = model.$adapter.modelConstructorClient(model)
-  return value.toFormat(client.dialect.dateTimeFormat)
+  return prepareAttributes(row.constructor as LucidModel, row, attributes, new Map())
 }
 
 /**
@@ -55,22 +37,38 @@ export function preparedRows<Model extends LucidModel>(
 ): Record<string, unknown>[] {
   const probe = new model()
   const dates = new Map<DateTime, string>()
-  return rows.map((attributes) => {
-    const columns: Record<string, unknown> = {}
-    for (const key of Object.keys(attributes)) {
-      const column = model.$getColumn(key)
-      if (!column) throw new Error(`${model.name} has no column "${key}"`)
-      let value = (attributes as Record<string, unknown>)[key]
-      if (DateTime.isDateTime(value) && value.isValid) {
-        if (!dates.has(value)) dates.set(value, sqlDateTime(model, value))
-        value = dates.get(value)
-      } else if (typeof column.prepare === 'function') {
-        value = column.prepare(value, key, probe)
+  return rows.map((attributes) => prepareAttributes(model, probe, attributes, dates))
+}
+
+/**
+ * What Lucid's `prepareForAdapter` does (each column's `prepare`, under its
+ * column name), but for dates: Lucid's date columns build a query per
+ * value to learn the dialect's format, where here the format is read from
+ * the connection's client, once per distinct DateTime in `dates`.
+ */
+function prepareAttributes(
+  model: LucidModel,
+  row: LucidRow,
+  attributes: object,
+  dates: Map<DateTime, string>
+): Record<string, any> {
+  const columns: Record<string, unknown> = {}
+  for (const [key, given] of Object.entries(attributes)) {
+    const column = model.$getColumn(key)
+    if (!column) throw new Error(`${model.name} has no column "${key}"`)
+    let value = given
+    if (DateTime.isDateTime(value) && value.isValid) {
+      if (!dates.has(value)) {
+        const client = model.$adapter.modelConstructorClient(model)
+        dates.set(value, value.toFormat(client.dialect.dateTimeFormat))
       }
-      columns[column.columnName] = value
+      value = dates.get(value)
+    } else if (typeof column.prepare === 'function') {
+      value = column.prepare(value, key, row)
     }
-    return columns
-  })
+    columns[column.columnName] = value
+  }
+  return columns
 }
 
 /**

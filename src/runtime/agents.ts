@@ -302,9 +302,11 @@ export class Agents {
     const runId = row.runId
     if (!runId) return
     this.#handOff(async () => {
-      if (this.#events?.hasListeners?.('agents:run:resumed') ?? this.#events) {
+      // The run is read only for a listener (an emitter that cannot say is assumed to have one)
+      const events = this.#events
+      if (events && (events.hasListeners?.('agents:run:resumed') ?? true)) {
         const run = await AgentRun.find(runId)
-        if (run) await this.#events?.emit('agents:run:resumed', { run })
+        if (run) await events.emit('agents:run:resumed', { run })
       }
       await this.executor.resume(runId)
     })

@@ -51,10 +51,16 @@ export class Conversation {
     return this.#steps
   }
 
-  /** The last model response, and the ids of its calls the runtime wrote a result of */
-  get lastStep(): { response: JournalPayloads['model-response']; done: Set<string> } | null {
+  /**
+   * The last model response, and the ids of its calls the runtime wrote a
+   * result of: a live view, which each `tool-result` entry added extends.
+   */
+  get lastStep(): {
+    response: JournalPayloads['model-response']
+    done: ReadonlySet<string>
+  } | null {
     if (!this.#open) return null
-    return { response: this.#open.response, done: new Set(this.#open.done) }
+    return { response: this.#open.response, done: this.#open.done }
   }
 
   /**

@@ -240,8 +240,8 @@ export class RunDriver {
             kind: 'tool-result',
             payload: { step, toolCallId: call.toolCallId, toolName: call.toolName, output },
           })
+          // Journaled, the result is in `done` too (the conversation keeps it)
           if (refused) return refused
-          done.add(call.toolCallId)
           await this.#onCheckpoint?.('after-result-saved', run.id)
         }
         if (payload.toolCalls.length === 0) return this.#state.complete(run, payload.text)
