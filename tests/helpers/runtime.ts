@@ -94,6 +94,35 @@ export function deployTools() {
 }
 
 /**
+ * An action that needs no approval, writing its text down in `notes`, and
+ * a read tool, `look`, whose keys go to `reads`.
+ */
+export function noteTools(notes: string[], reads: string[] = []) {
+  const note = defineTool({
+    name: 'note',
+    description: 'Write a note down',
+    kind: 'action',
+    needsApproval: false,
+    input: vine.object({ text: vine.string() }),
+    handle: async ({ text }) => {
+      notes.push(text)
+      return 'noted'
+    },
+  })
+  const look = defineTool({
+    name: 'look',
+    description: 'Look something up',
+    kind: 'read',
+    input: vine.object({ key: vine.string() }),
+    handle: async ({ key }) => {
+      reads.push(key)
+      return `value of ${key}`
+    },
+  })
+  return { note, look }
+}
+
+/**
  * A runtime on the test app's database.
  */
 export function createAgents(options: AgentsOptions) {

@@ -19,7 +19,7 @@ import type { LanguageModelV4Content } from '@ai-sdk/provider'
 import { createTestApp, dbName } from '../helpers/database.ts'
 import { caseLabel, Fuzz, fuzzSeed, fuzzSize } from '../helpers/fuzz.ts'
 import { fuzzStep } from '../helpers/fuzz_steps.ts'
-import { createAgents, deployTools, say } from '../helpers/runtime.ts'
+import { createAgents, deployTools, noteTools, say } from '../helpers/runtime.ts'
 import { generateResult } from '../../fixtures/app/app/agents/scripted_model.ts'
 import { defineAgent } from '../../src/runtime/define_agent.ts'
 import { defineTool } from '../../src/runtime/define_tool.ts'
@@ -52,24 +52,7 @@ function setup(scripts: LanguageModelV4Content[][][]) {
   })
   const notes: string[] = []
   const { deploy, readLogs, executions } = deployTools()
-  const note = defineTool({
-    name: 'note',
-    description: 'Write a note down',
-    kind: 'action',
-    needsApproval: false,
-    input: vine.object({ text: vine.string() }),
-    handle: async ({ text }) => {
-      notes.push(text)
-      return 'noted'
-    },
-  })
-  const look = defineTool({
-    name: 'look',
-    description: 'Look something up',
-    kind: 'read',
-    input: vine.object({ key: vine.string() }),
-    handle: async ({ key }) => `value of ${key}`,
-  })
+  const { note, look } = noteTools(notes)
   const boom = defineTool({
     name: 'boom',
     description: 'Always fails',

@@ -8,13 +8,13 @@
  */
 
 import { test } from '@japa/runner'
-import vine from '@vinejs/vine'
 import { createTestApp, dbName } from '../helpers/database.ts'
 import {
   ask,
   call,
   choice,
   createAgents,
+  noteTools,
   rowsOf,
   say,
   scriptedModel,
@@ -22,34 +22,13 @@ import {
   type ScriptStep,
 } from '../helpers/runtime.ts'
 import { defineAgent } from '../../src/runtime/define_agent.ts'
-import { defineTool } from '../../src/runtime/define_tool.ts'
 import { JournalRow } from '../../src/persistence/models/journal_row.ts'
 
 function setup(steps: ScriptStep[]) {
   const model = scriptedModel(steps)
   const notes: string[] = []
   const reads: string[] = []
-  const note = defineTool({
-    name: 'note',
-    description: 'Write a note down',
-    kind: 'action',
-    needsApproval: false,
-    input: vine.object({ text: vine.string() }),
-    handle: async ({ text }) => {
-      notes.push(text)
-      return 'noted'
-    },
-  })
-  const look = defineTool({
-    name: 'look',
-    description: 'Look something up',
-    kind: 'read',
-    input: vine.object({ key: vine.string() }),
-    handle: async ({ key }) => {
-      reads.push(key)
-      return `value of ${key}`
-    },
-  })
+  const { note, look } = noteTools(notes, reads)
   const agents = createAgents({
     agents: [
       defineAgent({ name: 'noter', model, instructions: 'Take notes.', tools: [note, look] }),
