@@ -157,7 +157,11 @@ async function cancelBatch(trx: TransactionClientContract, size: number, options
       .limit(size)
     const runIds = new Set<string>(candidates.map((candidate) => candidate.run_id))
     const runs = await lockRuns(trx, [...runIds], 'skip')
-    if (runs.length === 0 && candidates.length === size) continue
+    if (runs.length === 0) {
+      // Every candidate's run is another sweeper's: page on while the page was full
+      if (candidates.length === size) continue
+      return { batch: { expired: [], cancelledRunIds: [] }, claimed: candidates.length }
+    }
     const rows = await lock(
       trx,
       dueRows(trx.from(ToolCall.table), options.now)

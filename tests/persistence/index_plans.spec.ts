@@ -1,0 +1,147 @@
+/*
+ * The inbox's queries are served by their indexes, on a table where most
+ * rows are a run's read tools: the queries the package itself sends (the
+ * pending and settled listings, the expiry sweep) are caught on the
+ * connection and explained by the database. On PostgreSQL and SQLite the
+ * inbox, expiry and history indexes are partial, so this also proves each
+ * query carries its index's predicate.
+ */
+
+import { test } from '@japa/runner'
+import { randomUUID } from 'node:crypto'
+import { DateTime } from 'luxon'
+import type { Database } from '@adonisjs/lucid/database'
+import { createTestApp, dbName } from '../helpers/database.ts'
+import { DB_QUESTION } from '../helpers/runtime.ts'
+import { AgentRun } from '../../src/persistence/models/agent_run.ts'
+import { ToolCall } from '../../src/persistence/models/tool_call.ts'
+import { preparedColumns } from '../../src/persistence/prepared_columns.ts'
+import { listRows } from '../../src/inbox/list.ts'
+import { sweepDue } from '../../src/inbox/expiry.ts'
+
+type Sent = { sql: string; bindings: unknown[] }
+
+/** The SELECTs on agent_tool_calls that `work` sends */
+async function selectsOf(db: Database, work: () => Promise<unknown>): Promise<Sent[]> {
+  const knex = db.connection().getWriteClient()
+  const sent: Sent[] = []
+  const listener = (query: Sent) => {
+    if (/^select .* from "?`?agent_tool_calls/i.test(query.sql)) sent.push(query)
+  }
+  knex.on('query', listener)
+  try {
+    await work()
+  } finally {
+    knex.removeListener('query', listener)
+  }
+  return sent
+}
+
+/** The plan of a statement, as one string that names the indexes used */
+async function planOf(db: Database, { sql, bindings }: Sent): Promise<string> {
+  const dialect = db.connection().dialect.name
+  if (dialect === 'postgres') {
+    // The connection's event shows pg's numbered placeholders; rawQuery takes `?`
+    const result = await db.rawQuery(`explain ${sql.replace(/\$\d+/g, '?')}`, bindings as any[])
+    return result.rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('\n')
+  }
+  if (dialect === 'mysql') {
+    const [rows] = await db.rawQuery(`explain ${sql}`, bindings as any[])
+    return rows.map((row: Record<string, unknown>) => `${row.table} key=${row.key}`).join('\n')
+  }
+  const rows = await db.rawQuery(`explain query plan ${sql}`, bindings as any[])
+  return rows.map((row: { detail: string }) => row.detail).join('\n')
+}
+
+/** 6,000 rows of 60 runs: mostly read tools, some pending (half with expiry), some settled */
+async function seed(db: Database) {
+  const runs = []
+  for (let index = 0; index < 60; index++) {
+    runs.push(await AgentRun.create({ agent: 'planner', ownerId: 'user:1', status: 'waiting' }))
+  }
+  const probe = new ToolCall()
+  const start = DateTime.fromISO('2026-01-01T00:00:00Z')
+  const rows = []
+  for (let index = 0; index < 6000; index++) {
+    const at = start.plus({ seconds: index })
+    const status = index % 20 === 0 ? 'pending' : index % 20 === 1 ? 'answered' : 'auto'
+    rows.push({
+      id: randomUUID(),
+      run_id: runs[index % runs.length].id,
+      sequence: Math.floor(index / runs.length) + 1,
+      attempt: 1,
+      tool_call_id: `call_${index}`,
+      tool_name: status === 'auto' ? 'lookup' : 'ask',
+      kind: status === 'auto' ? 'read' : 'ask',
+      status,
+      owner_id: `user:${index % 30}`,
+      request: JSON.stringify(DB_QUESTION),
+      on_expiry: 'defaults',
+      ...preparedColumns(probe, {
+        createdAt: at,
+        updatedAt: at,
+        settledAt: status === 'answered' ? at.plus({ minutes: 1 }) : null,
+        expiresAt: status === 'pending' && index % 40 === 0 ? at.plus({ days: 400 }) : null,
+      }),
+    })
+  }
+  for (let offset = 0; offset < rows.length; offset += 400) {
+    await db.table('agent_tool_calls').multiInsert(rows.slice(offset, offset + 400))
+  }
+  const dialect = db.connection().dialect.name
+  if (dialect === 'postgres') await db.rawQuery('analyze agent_tool_calls')
+  else if (dialect === 'mysql') await db.rawQuery('analyze table agent_tool_calls')
+  else await db.rawQuery('analyze')
+}
+
+test.group(`Index plans | ${dbName()}`, (group) => {
+  let db: Database
+  group.setup(async () => {
+    const testApp = await createTestApp()
+    db = testApp.db
+    await seed(db)
+    return () => testApp.terminate()
+  })
+
+  test('a person’s pending rows are read through the inbox index', async ({ assert }) => {
+    const sent = await selectsOf(db, async () => {
+      const page = await listRows({ status: 'pending', ownerId: 'user:0', limit: 20 })
+      assert.lengthOf(page.rows, 20)
+    })
+    assert.lengthOf(sent, 1)
+    assert.include(await planOf(db, sent[0]), 'agent_tool_calls_inbox_index')
+  })
+
+  test('a person’s settled history is read through the history index', async ({ assert }) => {
+    const sent = await selectsOf(db, async () => {
+      const page = await listRows({ status: 'settled', ownerId: 'user:1', limit: 20 })
+      assert.lengthOf(page.rows, 20)
+    })
+    assert.lengthOf(sent, 1)
+    assert.include(await planOf(db, sent[0]), 'agent_tool_calls_history_index')
+  })
+
+  test('the expiry sweep finds due rows through the expiry index', async ({ assert }) => {
+    /*
+     * Rows are due: the sweep selects them, then its batch is rolled back
+     * (onWrite throws inside the transaction), so they are still pending
+     * and due when the statements are explained
+     */
+    const sent = await selectsOf(db, async () => {
+      await assert.rejects(
+        () =>
+          sweepDue({
+            now: DateTime.fromISO('2027-03-01T00:00:00Z'),
+            onWrite: () => {
+              throw new Error('rolled back')
+            },
+          }),
+        'rolled back'
+      )
+    })
+    assert.isAbove(sent.length, 1)
+    for (const statement of sent) {
+      assert.include(await planOf(db, statement), 'agent_tool_calls_expiry_index')
+    }
+  })
+})
