@@ -16,6 +16,7 @@ import { call, say, scriptedModel } from '../fixtures/app/app/agents/scripted_mo
 import { Agents, type AgentsOptions } from '../src/runtime/agents.ts'
 import { defineAgent } from '../src/runtime/define_agent.ts'
 import { defineTool } from '../src/runtime/define_tool.ts'
+import { sqlChannel } from '../src/persistence/sqlite_writes.ts'
 import { spread, type Spread } from './stats.ts'
 
 const PAYLOAD = 'x'.repeat(1024)
@@ -87,7 +88,8 @@ export function stepperAgents(steps: number, onCheckpoint?: AgentsOptions['onChe
 /**
  * Counts the SQL statements sent on the connection while `work` runs, and
  * the commits among them (a statement outside a transaction commits by
- * itself).
+ * itself): those knex sends, and those the SQLite checkpoint runs on the
+ * driver itself (src/persistence/sqlite_writes.ts).
  */
 async function countStatements<T>(db: Database, work: () => Promise<T>) {
   const knex = db.connection().getWriteClient()
@@ -112,12 +114,15 @@ async function countStatements<T>(db: Database, work: () => Promise<T>) {
     statements++
     if (inTransaction === 0 && !sql.startsWith('select')) commits++
   }
+  const published = (message: unknown) => listener(message as { sql: string })
   knex.on('query', listener)
+  sqlChannel.subscribe(published)
   try {
     const result = await work()
     return { result, statements, commits }
   } finally {
     knex.removeListener('query', listener)
+    sqlChannel.unsubscribe(published)
   }
 }
 

@@ -8,8 +8,10 @@
  *   (`jsonb_populate_recordset` over the table's own row type), guarded by
  *   `exists (select from fence)`: one round trip, committed by itself.
  * - SQLite and MySQL have no writes in CTEs: a transaction whose first
- *   statement is the fence (which also takes SQLite's write lock before
- *   anything is read), then one multi-row insert per table.
+ *   statement is the fence, then the inserts. On better-sqlite3 the
+ *   transaction runs on the driver itself, its statements prepared once
+ *   (src/persistence/sqlite_writes.ts); elsewhere through knex, one
+ *   multi-row insert per table.
  *
  * The unique keys on (run, sequence) and (run, key) stay the guard against
  * a second writer on every database: a clash fails the whole checkpoint.
@@ -21,6 +23,7 @@ import { JournalRow } from '../persistence/models/journal_row.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
 import { affectedRows } from '../persistence/prepared_columns.ts'
 import { transaction } from '../persistence/transaction.ts'
+import { insertRows, isBetterSqlite, sqliteWrite } from '../persistence/sqlite_writes.ts'
 
 export type CheckpointWrite = {
   runId: string
@@ -48,6 +51,7 @@ export async function writeCheckpoint(write: CheckpointWrite): Promise<boolean> 
     await write.beforeCommit?.()
     return writeInOneStatement(client, write)
   }
+  if (isBetterSqlite(client)) return writeOnSqlite(client, write)
   return transaction(AgentRun, async (trx) => {
     const fence = trx
       .from(AgentRun.table)
@@ -64,6 +68,28 @@ export async function writeCheckpoint(write: CheckpointWrite): Promise<boolean> 
     await write.beforeCommit?.()
     return true
   })
+}
+
+/**
+ * better-sqlite3: the fence and the inserts in one immediate transaction
+ * of prepared statements.
+ */
+function writeOnSqlite(client: QueryClientContract, write: CheckpointWrite) {
+  return sqliteWrite(
+    client,
+    (writer) => {
+      const sets = Object.keys(write.run)
+      const fenced = writer.run(
+        `update "${AgentRun.table}" set ${sets.map((name) => `"${name}" = ?`).join(', ')} where "id" = ? and "lease_owner" = ?${write.running ? ` and "status" = 'running'` : ''}`,
+        [...Object.values(write.run), write.runId, write.owner]
+      )
+      if (fenced !== 1) return false
+      insertRows(writer, JournalRow.table, write.journal)
+      insertRows(writer, ToolCall.table, write.calls)
+      return true
+    },
+    (fenced) => (fenced ? write.beforeCommit?.() : undefined)
+  )
 }
 
 /**

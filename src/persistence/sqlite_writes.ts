@@ -1,0 +1,126 @@
+/*
+ * Write transactions straight on better-sqlite3, for the driver's
+ * checkpoint (src/runtime/checkpoint_write.ts). Through knex, each of a
+ * checkpoint's statements is built, compiled and prepared anew by SQLite,
+ * which costs more than running it: here the connection is taken from the
+ * same knex pool (so it is the app's connection, with its pragmas, and no
+ * other query runs on it meanwhile), each statement is prepared once per
+ * connection and kept, and the transaction is `BEGIN IMMEDIATE`, so the
+ * write lock is taken, or waited for (`busy_timeout`), before anything is
+ * read. Bindings are converted as knex's better-sqlite3 client does.
+ *
+ * Each statement is published on the `adonis-agent-inbox:sql` diagnostics
+ * channel (nothing is done when nobody listens), since knex's `query`
+ * events and Lucid's query log do not see them: the bench counts them
+ * there.
+ */
+
+import diagnostics from 'node:diagnostics_channel'
+import type { QueryClientContract } from '@adonisjs/lucid/types/database'
+
+type Statement = { run(...bindings: unknown[]): { changes: number } }
+type Connection = { prepare(sql: string): Statement; inTransaction: boolean }
+
+/** What the transaction's work gets: one statement at a time, prepared once */
+export type SqliteWriter = {
+  /** Runs a statement; returns the rows it changed */
+  run(sql: string, bindings: unknown[]): number
+}
+
+export const sqlChannel = diagnostics.channel('adonis-agent-inbox:sql')
+
+const prepared = new WeakMap<Connection, Map<string, Statement>>()
+
+function statementOf(connection: Connection, sql: string): Statement {
+  let statements = prepared.get(connection)
+  if (!statements) {
+    statements = new Map()
+    prepared.set(connection, statements)
+  }
+  let statement = statements.get(sql)
+  if (!statement) {
+    statement = connection.prepare(sql)
+    statements.set(sql, statement)
+  }
+  return statement
+}
+
+function binding(value: unknown): unknown {
+  if (value === undefined) return null
+  if (typeof value === 'boolean') return Number(value)
+  if (value instanceof Date) return value.valueOf()
+  return value
+}
+
+function runOn(connection: Connection, sql: string, bindings: unknown[] = []): number {
+  if (sqlChannel.hasSubscribers) sqlChannel.publish({ sql })
+  return statementOf(connection, sql).run(...bindings.map(binding)).changes
+}
+
+/**
+ * Whether `client` talks to SQLite through better-sqlite3.
+ */
+export function isBetterSqlite(client: QueryClientContract): boolean {
+  return client.dialect.name === 'better-sqlite3'
+}
+
+/**
+ * Runs `work` in an immediate write transaction on a connection of
+ * `client`'s pool; `beforeCommit` is awaited last, inside it, with what
+ * `work` returned (crash tests). Committed when both return, rolled back when either throws.
+ *
+ * @example
+ * await sqliteWrite(client, (sql) => sql.run('update agent_runs set status = ? where id = ?', ['running', id]))
+ */
+export async function sqliteWrite<T>(
+  client: QueryClientContract,
+  work: (writer: SqliteWriter) => T,
+  beforeCommit?: (result: T) => void | Promise<void>
+): Promise<T> {
+  const pool = client.getWriteClient().client
+  const connection = (await pool.acquireConnection()) as Connection
+  try {
+    runOn(connection, 'BEGIN IMMEDIATE')
+    try {
+      const result = work({ run: (sql, bindings) => runOn(connection, sql, bindings) })
+      await beforeCommit?.(result)
+      runOn(connection, 'COMMIT')
+      return result
+    } catch (error) {
+      if (connection.inTransaction) runOn(connection, 'ROLLBACK')
+      throw error
+    }
+  } finally {
+    await pool.releaseConnection(connection)
+  }
+}
+
+/** Rows a statement at most: SQLite binds 32,766 values, a row has a few dozen */
+const ROWS_A_STATEMENT = 200
+
+/**
+ * Inserts rows with multi-row inserts: one statement per run of rows with
+ * the same columns (a checkpoint's rows all have the same), prepared once
+ * per row count.
+ */
+export function insertRows(writer: SqliteWriter, table: string, rows: Record<string, unknown>[]) {
+  for (let start = 0; start < rows.length;) {
+    const columns = Object.keys(rows[start])
+    const signature = columns.join('\0')
+    let end = start + 1
+    while (
+      end < rows.length &&
+      end - start < ROWS_A_STATEMENT &&
+      Object.keys(rows[end]).join('\0') === signature
+    ) {
+      end++
+    }
+    const group = rows.slice(start, end)
+    const values = `(${columns.map(() => '?').join(', ')})`
+    writer.run(
+      `insert into "${table}" (${columns.map((name) => `"${name}"`).join(', ')}) values ${group.map(() => values).join(', ')}`,
+      group.flatMap((row) => columns.map((name) => row[name]))
+    )
+    start = end
+  }
+}

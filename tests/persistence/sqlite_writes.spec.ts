@@ -1,0 +1,100 @@
+/*
+ * The checkpoint's write transactions straight on better-sqlite3: all or
+ * nothing whatever fails (a statement, the hook before COMMIT), the pooled
+ * connection left usable, multi-row inserts of rows with differing columns,
+ * and every statement published for the bench to count. SQLite only: the
+ * other databases write checkpoints through knex (src/runtime/checkpoint_write.ts).
+ */
+
+import { test } from '@japa/runner'
+import type { Database } from '@adonisjs/lucid/database'
+import { createTestApp, dbName } from '../helpers/database.ts'
+import { insertRows, sqlChannel, sqliteWrite } from '../../src/persistence/sqlite_writes.ts'
+
+if (dbName() === 'sqlite') {
+  test.group('SQLite writes on the driver', (group) => {
+    let db: Database
+    group.setup(async () => {
+      const testApp = await createTestApp()
+      db = testApp.db
+      await db.connection().schema.createTable('driver_writes_probe', (table) => {
+        table.integer('id').primary()
+        table.text('label').notNullable()
+        table.integer('flag').nullable()
+      })
+      return () => testApp.terminate()
+    })
+    group.each.setup(async () => {
+      await db.from('driver_writes_probe').delete()
+    })
+
+    const client = () => db.connection()
+    const labels = async () => {
+      const rows = await db.from('driver_writes_probe').orderBy('id').select('label')
+      return rows.map((row) => row.label)
+    }
+
+    test('rows are inserted in runs of the same columns, and bindings converted', async ({
+      assert,
+    }) => {
+      const seen: string[] = []
+      const listen = (message: unknown) => seen.push((message as { sql: string }).sql)
+      sqlChannel.subscribe(listen)
+      try {
+        await sqliteWrite(client(), (writer) =>
+          insertRows(writer, 'driver_writes_probe', [
+            { id: 1, label: 'a', flag: true },
+            { id: 2, label: 'b', flag: undefined },
+            { id: 3, label: 'c' },
+          ])
+        )
+      } finally {
+        sqlChannel.unsubscribe(listen)
+      }
+      assert.deepEqual(await labels(), ['a', 'b', 'c'])
+      const flags = await db.from('driver_writes_probe').orderBy('id').select('flag')
+      assert.deepEqual(
+        flags.map((row) => row.flag),
+        [1, null, null]
+      )
+      // Begin, one insert of the two rows with a flag, one of the row without, commit
+      assert.equal(seen.length, 4)
+      assert.match(seen[1], /values \(\?, \?, \?\), \(\?, \?, \?\)$/)
+      assert.equal(seen.at(-1), 'COMMIT')
+    })
+
+    test('a failing statement rolls back the whole write', async ({ assert }) => {
+      await assert.rejects(() =>
+        sqliteWrite(client(), (writer) => {
+          insertRows(writer, 'driver_writes_probe', [{ id: 1, label: 'kept?' }])
+          insertRows(writer, 'driver_writes_probe', [{ id: 1, label: 'clash' }])
+        })
+      )
+      assert.deepEqual(await labels(), [])
+      // The pooled connection is out of the transaction: the next write commits
+      await sqliteWrite(client(), (writer) =>
+        insertRows(writer, 'driver_writes_probe', [{ id: 1, label: 'after' }])
+      )
+      assert.deepEqual(await labels(), ['after'])
+    })
+
+    test('a hook failing before COMMIT rolls back what the work wrote', async ({ assert }) => {
+      await assert.rejects(
+        () =>
+          sqliteWrite(
+            client(),
+            (writer) => {
+              insertRows(writer, 'driver_writes_probe', [{ id: 7, label: 'written' }])
+              return 'done'
+            },
+            (result) => {
+              assert.equal(result, 'done')
+              throw new Error('killed before commit')
+            }
+          ),
+        'killed before commit'
+      )
+      assert.deepEqual(await labels(), [])
+    })
+  })
+}
