@@ -102,7 +102,9 @@ export async function nextSequence(
  * the query) nor its per-attribute setter calls: columns are consumed (JSON
  * parsed, dates made) as Lucid would and the attributes set at once, and
  * the instances know they are persisted, so `refresh()` and conditional
- * updates work. Save them only through conditional updates. Columns the
+ * updates work. The model's internals are defined at once (a plain
+ * assignment goes through both of Lucid's proxy traps, set and
+ * defineProperty). Save them only through conditional updates. Columns the
  * model does not declare go to `$extras`, as with Lucid.
  *
  * @example
@@ -112,25 +114,25 @@ export function readRows<Model extends LucidModel>(
   model: Model,
   raw: Record<string, unknown>[]
 ): InstanceType<Model>[] {
+  if (raw.length === 0) return []
+  // The columns of a query's rows are the same: look each up once
   const columns = columnsOf(model)
+  const plan = Object.keys(raw[0]).map((name) => ({ name, column: columns.get(name) }))
   return raw.map((values) => {
     const row = new model() as InstanceType<Model>
     const attributes: Record<string, unknown> = {}
     const extras: Record<string, unknown> = {}
-    for (const name of Object.keys(values)) {
-      const column = columns.get(name)
-      if (!column) {
-        extras[name] = values[name]
-        continue
-      }
-      attributes[column.attribute] = column.consume
-        ? column.consume(values[name], column.attribute, row)
-        : values[name]
+    for (const { name, column } of plan) {
+      if (!column) extras[name] = values[name]
+      else if (!column.consume) attributes[column.attribute] = values[name]
+      else attributes[column.attribute] = column.consume(values[name], column.attribute, row)
     }
-    row.$attributes = attributes
-    row.$extras = extras
-    row.$isPersisted = true
-    row.$isLocal = false
+    Object.defineProperties(row, {
+      $attributes: { value: attributes, writable: true, enumerable: true, configurable: true },
+      $extras: { value: extras, writable: true, enumerable: true, configurable: true },
+      $isPersisted: { value: true, writable: true, enumerable: true, configurable: true },
+      $isLocal: { value: false, writable: true, enumerable: true, configurable: true },
+    })
     return row
   })
 }
