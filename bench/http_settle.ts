@@ -1,8 +1,10 @@
 /*
  * What settling a row over HTTP costs: replies (`{ skip: true }`) to K
  * pending rows, ten in flight at a time, through the inbox's own route on
- * a real Adonis server, against a trivial JSON route of the same server
- * hit the same way.
+ * a real Adonis server, against two routes of the same server hit the same
+ * way: a trivial JSON route (no database), and the least a settle route can
+ * do, written by hand: read the row by id, then one conditional UPDATE of
+ * the same columns, autocommitted.
  */
 
 import { performance } from 'node:perf_hooks'
@@ -37,7 +39,15 @@ async function hammer(requests: (() => Promise<Response>)[], concurrency: number
   return requests.length / ((performance.now() - started) / 1000)
 }
 
-export type SettleFigures = { settle: Spread; trivial: Spread; ratio: Spread }
+export type SettleFigures = {
+  settle: Spread
+  trivial: Spread
+  byHand: Spread
+  /** settle / trivial */
+  ratio: Spread
+  /** settle / byHand */
+  handRatio: Spread
+}
 
 /**
  * `executor`: `handoff` gives resumes to an executor that only records
@@ -75,17 +85,38 @@ export async function measureHttpSettle(options: {
     preload: async (app) => {
       const router = await app.container.make('router')
       router.post('/bench/trivial', () => ({ ok: true }))
+      router.post('/bench/by-hand/:id', async ({ params, request }) => {
+        const db = await app.container.make('lucid.db')
+        const row = await db.from('agent_tool_calls').where('id', params.id).first()
+        const now = new Date()
+        const written = await db
+          .from('agent_tool_calls')
+          .where('id', row.id)
+          .where('status', 'pending')
+          .update({
+            status: 'answered',
+            reply: JSON.stringify(request.body()),
+            outcome: JSON.stringify({ kind: 'answers', skipped: true }),
+            answered_by: 'bench',
+            answered_via: 'api',
+            settled_at: now,
+            updated_at: now,
+          })
+        return { row: { id: row.id, written } }
+      })
     },
   })
   const agents = await httpApp.app.container.make('agents.runtime')
   const headers = { 'content-type': 'application/json', 'accept': 'application/json' }
   const settleSamples: number[] = []
   const trivialSamples: number[] = []
+  const handSamples: number[] = []
   const ratios: number[] = []
+  const handRatios: number[] = []
   try {
     for (let round = 0; round < options.repetitions; round++) {
-      // Runs waiting on a question each, opened as the driver opens them
-      for (let index = 0; index < options.rows; index++) {
+      // Runs waiting on a question each, opened as the driver opens them: half for each route
+      for (let index = 0; index < options.rows * 2; index++) {
         const run = await AgentRun.create({ agent: 'asker', ownerId: 'bench', status: 'waiting' })
         await agents.inbox.open(run, {
           kind: 'ask',
@@ -94,13 +125,26 @@ export async function measureHttpSettle(options: {
           toolCallId: 'c1',
         })
       }
-      const rows = await ToolCall.query().where('status', 'pending').select('id')
-      if (rows.length !== options.rows) throw new Error(`${rows.length} rows pending`)
+      const pending = await ToolCall.query().where('status', 'pending').select('id')
+      if (pending.length !== options.rows * 2) throw new Error(`${pending.length} rows pending`)
+      const rows = pending.slice(0, options.rows)
+      const handRows = pending.slice(options.rows)
 
       const trivial = await hammer(
         rows.map(
           () => () =>
             fetch(`${httpApp.baseUrl}/bench/trivial`, { method: 'POST', headers, body: '{}' })
+        ),
+        options.concurrency
+      )
+      const byHand = await hammer(
+        handRows.map(
+          (row) => () =>
+            fetch(`${httpApp.baseUrl}/bench/by-hand/${row.id}`, {
+              method: 'POST',
+              headers,
+              body: JSON.stringify({ skip: true }),
+            })
         ),
         options.concurrency
       )
@@ -117,11 +161,19 @@ export async function measureHttpSettle(options: {
       )
       await agents.idle()
       trivialSamples.push(trivial)
+      handSamples.push(byHand)
       settleSamples.push(settle)
       ratios.push(settle / trivial)
+      handRatios.push(settle / byHand)
     }
   } finally {
     await httpApp.terminate()
   }
-  return { settle: spread(settleSamples), trivial: spread(trivialSamples), ratio: spread(ratios) }
+  return {
+    settle: spread(settleSamples),
+    trivial: spread(trivialSamples),
+    byHand: spread(handSamples),
+    ratio: spread(ratios),
+    handRatio: spread(handRatios),
+  }
 }
