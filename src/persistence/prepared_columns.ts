@@ -102,9 +102,9 @@ export async function nextSequence(
  * the query) nor its per-attribute setter calls: columns are consumed (JSON
  * parsed, dates made) as Lucid would and the attributes set at once, and
  * the instances know they are persisted, so `refresh()` and conditional
- * updates work. The model's internals are defined at once (a plain
- * assignment goes through both of Lucid's proxy traps, set and
- * defineProperty). Save them only through conditional updates. Columns the
+ * updates work. The model's internals are filled in place or defined at
+ * once (a plain assignment goes through both of Lucid's proxy traps, set
+ * and defineProperty). Save them only through conditional updates. Columns the
  * model does not declare go to `$extras`, as with Lucid.
  *
  * @example
@@ -118,18 +118,18 @@ export function readRows<Model extends LucidModel>(
   // The columns of a query's rows are the same: look each up once
   const columns = columnsOf(model)
   const plan = Object.keys(raw[0]).map((name) => ({ name, column: columns.get(name) }))
+  const hasExtras = plan.some(({ column }) => !column)
   return raw.map((values) => {
     const row = new model() as InstanceType<Model>
-    const attributes: Record<string, unknown> = {}
-    const extras: Record<string, unknown> = {}
+    // A new model's own (empty) objects, filled in place: reading them costs one proxy trap, setting two
+    const attributes = row.$attributes as Record<string, unknown>
+    const extras = hasExtras ? (row.$extras as Record<string, unknown>) : undefined
     for (const { name, column } of plan) {
-      if (!column) extras[name] = values[name]
+      if (!column) extras![name] = values[name]
       else if (!column.consume) attributes[column.attribute] = values[name]
       else attributes[column.attribute] = column.consume(values[name], column.attribute, row)
     }
     Object.defineProperties(row, {
-      $attributes: { value: attributes, writable: true, enumerable: true, configurable: true },
-      $extras: { value: extras, writable: true, enumerable: true, configurable: true },
       $isPersisted: { value: true, writable: true, enumerable: true, configurable: true },
       $isLocal: { value: false, writable: true, enumerable: true, configurable: true },
     })
