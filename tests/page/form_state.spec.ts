@@ -449,6 +449,8 @@ test.group('Page form | urls and groups', () => {
     status: 'waiting',
     ownerId: 'u1',
     createdAt: null,
+    finishedAt: null,
+    errorCode: null,
   })
   const card = (id: string, runId: string, createdAt: string): RowCard => ({
     id,
