@@ -8,6 +8,7 @@
  */
 
 import { test } from '@japa/runner'
+import type { ApiClient } from '@japa/api-client'
 import { dbName } from '../helpers/database.ts'
 import { createHttpApp } from '../helpers/http.ts'
 import { ask, call, deployTools, say, scriptedModel, choice } from '../helpers/runtime.ts'
@@ -20,6 +21,17 @@ import type { Agents } from '../../src/runtime/agents.ts'
 import type { AgentInboxConfig } from '../../src/types.ts'
 
 const person = (name: string) => ({ 'x-person': name, 'accept': 'application/json' })
+
+/** The status a GET of `path` answers, as `who` (null: a guest) */
+function statusFrom(client: ApiClient) {
+  return async (path: string, who: string | null) => {
+    const request = client.get(path)
+    const response = await (who
+      ? request.headers(person(who))
+      : request.header('accept', 'application/json'))
+    return response.status()
+  }
+}
 
 const NAMES: Record<string, string> = { ada: 'Ada Lovelace' }
 
@@ -76,8 +88,18 @@ test.group(`Run page | ${dbName()}`, (group) => {
       response.assertStatus(200)
       return response.body()
     }
-    const pending = async () =>
-      ToolCall.query().where('run_id', run.id).where('status', 'pending').firstOrFail()
+    const answerPending = async (reply: object) => {
+      const row = await ToolCall.query()
+        .where('run_id', run.id)
+        .where('status', 'pending')
+        .firstOrFail()
+      const response = await client
+        .post(`/inbox/rows/${row.id}/reply`)
+        .headers(person('ada'))
+        .json(reply)
+      response.assertStatus(200)
+      await agents.idle()
+    }
 
     // Waiting on its intake: the intake shows, pending; no end yet
     const waiting = await timeline()
@@ -90,24 +112,9 @@ test.group(`Run page | ${dbName()}`, (group) => {
     assert.equal(waiting.timeline.entries[1].row.status, 'pending')
     assert.equal(waiting.people.ada, 'Ada Lovelace')
 
-    await client
-      .post(`/inbox/rows/${(await pending()).id}/reply`)
-      .headers(person('ada'))
-      .json({ answers: { service: ['service-b'] } })
-      .then((response) => response.assertStatus(200))
-    await agents.idle()
-    await client
-      .post(`/inbox/rows/${(await pending()).id}/reply`)
-      .headers(person('ada'))
-      .json({ answers: {}, skip: true })
-      .then((response) => response.assertStatus(200))
-    await agents.idle()
-    await client
-      .post(`/inbox/rows/${(await pending()).id}/reply`)
-      .headers(person('ada'))
-      .json({ approved: true, editedInput: { branch: 'release' } })
-      .then((response) => response.assertStatus(200))
-    await agents.idle()
+    await answerPending({ answers: { service: ['service-b'] } })
+    await answerPending({ answers: {}, skip: true })
+    await answerPending({ approved: true, editedInput: { branch: 'release' } })
 
     const done = await timeline()
     assert.equal(done.timeline.run.status, 'completed')
@@ -180,17 +187,16 @@ test.group(`Run page | ${dbName()}`, (group) => {
 
   test('only its owner sees a run by default; a run id that is not a UUID is no run', async ({
     client,
+    assert,
   }) => {
+    const statusOf = statusFrom(client)
     const run = await createRun('ada')
-    ;(await client.get(`/inbox/runs/${run.id}`).headers(person('ada'))).assertStatus(200)
-    ;(await client.get(`/inbox/runs/${run.id}`).headers(person('bob'))).assertStatus(403)
-    ;(await client.get(`/inbox/runs/${run.id}`).header('accept', 'application/json')).assertStatus(
-      403
-    )
-    ;(await client.get('/inbox/runs/not-a-run').headers(person('ada'))).assertStatus(404)
-    ;(
-      await client.get('/inbox/runs/00000000-0000-4000-8000-000000000000').headers(person('ada'))
-    ).assertStatus(404)
+    assert.equal(await statusOf(`/inbox/runs/${run.id}`, 'ada'), 200)
+    assert.equal(await statusOf(`/inbox/runs/${run.id}`, 'bob'), 403)
+    assert.equal(await statusOf(`/inbox/runs/${run.id}`, null), 403)
+    assert.equal(await statusOf('/inbox/runs/not-a-run', 'ada'), 404)
+    const unknown = '00000000-0000-4000-8000-000000000000'
+    assert.equal(await statusOf(`/inbox/runs/${unknown}`, 'ada'), 404)
   })
 })
 
@@ -216,17 +222,18 @@ test.group(`Run page | access through the row hooks | ${dbName()}`, (group) => {
     client,
     assert,
   }) => {
+    const statusOf = statusFrom(client)
     const row = await createActionRow({ ownerId: 'ada', status: 'approved' })
     const run = await AgentRun.findOrFail(row.runId)
     await run.merge({ status: 'completed', ownerId: 'ada', finishedAt: run.createdAt }).save()
     // A run with no row: its owner's alone, whatever the row hooks say
     const bare = await AgentRun.create({ agent: 'release', ownerId: 'bob', status: 'queued' })
 
-    ;(await client.get(`/inbox/runs/${run.id}`).headers(person('admin'))).assertStatus(200)
-    ;(await client.get(`/inbox/runs/${run.id}`).headers(person('ada'))).assertStatus(200)
-    ;(await client.get(`/inbox/runs/${run.id}`).headers(person('bob'))).assertStatus(403)
-    ;(await client.get(`/inbox/runs/${bare.id}`).headers(person('bob'))).assertStatus(200)
-    ;(await client.get(`/inbox/runs/${bare.id}`).headers(person('admin'))).assertStatus(403)
+    assert.equal(await statusOf(`/inbox/runs/${run.id}`, 'admin'), 200)
+    assert.equal(await statusOf(`/inbox/runs/${run.id}`, 'ada'), 200)
+    assert.equal(await statusOf(`/inbox/runs/${run.id}`, 'bob'), 403)
+    assert.equal(await statusOf(`/inbox/runs/${bare.id}`, 'bob'), 200)
+    assert.equal(await statusOf(`/inbox/runs/${bare.id}`, 'admin'), 403)
 
     const listed = async (who: string) => {
       const response = await client.get('/inbox/history').qs({ view: 'runs' }).headers(person(who))
