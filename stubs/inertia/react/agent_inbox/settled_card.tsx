@@ -1,12 +1,13 @@
 /*
  * A row that is no longer pending: its card says who settled it, through
- * what and when. The app receives this file in inertia/agent_inbox/.
+ * what and when, and links to its run. The app receives this file in
+ * inertia/agent_inbox/.
  */
 
 import { useId } from 'react'
-import type { RowCard, RunGroup } from 'adonis-agent-inbox/types'
-import { cardTitle, formatTime } from './card_parts'
+import type { People, RowCard, RunGroup } from 'adonis-agent-inbox/types'
 import type { SettledNote } from './rows'
+import { cardTitle, settledWords } from './words'
 
 /**
  * The note a settled card the server sent carries, or null for a pending one.
@@ -19,7 +20,18 @@ export function settledFromCard(card: RowCard, run: RunGroup['run']): SettledNot
 /**
  * A settled row's card: what it was, and who settled it, through what and when.
  */
-export function SettledCard({ card, note }: { card: RowCard; note: SettledNote }) {
+export function SettledCard({
+  card,
+  note,
+  people,
+  runUrl,
+}: {
+  card: RowCard
+  note: SettledNote
+  people: People
+  /** The run's page, when the row has a run */
+  runUrl: string | null
+}) {
   const titleId = useId()
   return (
     <section
@@ -31,9 +43,15 @@ export function SettledCard({ card, note }: { card: RowCard; note: SettledNote }
       <h3 id={titleId}>{cardTitle(card)}</h3>
       <p className="ai-settled-by">
         <span aria-hidden="true">✓ </span>
-        Settled by <strong>{note.by ?? 'someone'}</strong>
-        {note.via ? ` via ${note.via}` : ''}
-        {note.at ? ` at ${formatTime(note.at)}` : ''}
+        Settled by <strong>{settledWords(note, people)}</strong>
+        {runUrl && (
+          <>
+            {' · '}
+            <a className="ai-link" href={runUrl}>
+              See what the run did
+            </a>
+          </>
+        )}
       </p>
     </section>
   )
