@@ -72,6 +72,12 @@ for (const framework of browserFrameworks()) {
       assert.equal(asked.ownerId, String(ADA))
 
       await page.goto('/inbox')
+      // The page of this group's framework, from its own build
+      const bundle = suite.framework === 'vue' ? '/assets-vue/' : '/assets/'
+      assert.include(
+        await page.locator('script[type="module"]').first().getAttribute('src'),
+        bundle
+      )
       const card = page.locator(`[data-row-id="${asked.id}"]`)
       await card.getByRole('heading', { name: 'The agent asks 2 questions' }).waitFor()
       await page.locator('[data-status="pending"]').nth(2).waitFor()

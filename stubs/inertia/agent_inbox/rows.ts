@@ -5,7 +5,7 @@
  * cards selected. The app receives this file in inertia/agent_inbox/.
  */
 
-import type { RowCard, RunGroup } from 'adonis-agent-inbox/types'
+import type { AnswersReply, DecisionReply, RowCard, RunGroup } from 'adonis-agent-inbox/types'
 
 /**
  * How a settled row is remembered by the page once it leaves the pending
@@ -17,6 +17,14 @@ export type SettledNote = {
   by: string | null
   via: string | null
   at: string | null
+}
+
+/**
+ * The note a settled card the server sent carries, or null for a pending one.
+ */
+export function settledFromCard(card: RowCard, run: RunGroup['run']): SettledNote | null {
+  if (card.status === 'pending' || !card.settled) return null
+  return { card, run, by: card.settled.by, via: card.settled.via, at: card.settled.at }
 }
 
 /**
@@ -77,7 +85,10 @@ export function listGroups(
  * @example
  * bulkActions([approval, approval]).accept // { label: 'Approve 2', reply: { approved: true } }
  */
-export function bulkActions(cards: RowCard[]) {
+export function bulkActions(cards: RowCard[]): {
+  accept: { label: string; reply: AnswersReply | DecisionReply }
+  refuse: { label: string; reply: AnswersReply | DecisionReply; reason: boolean }
+} {
   const questions = cards.length > 0 && cards.every((card) => card.questionSet)
   const count = cards.length
   return questions

@@ -62,7 +62,7 @@ export function BulkBar({
             <CardButton
               tone="primary"
               disabled={locked}
-              onClick={() => onSend(actions.accept.reply as Reply)}
+              onClick={() => onSend(actions.accept.reply)}
             >
               {actions.accept.label}
             </CardButton>
@@ -70,7 +70,7 @@ export function BulkBar({
               tone="danger"
               disabled={locked}
               onClick={() =>
-                actions.refuse.reason ? setRejecting(true) : onSend(actions.refuse.reply as Reply)
+                actions.refuse.reason ? setRejecting(true) : onSend(actions.refuse.reply)
               }
             >
               {actions.refuse.label}

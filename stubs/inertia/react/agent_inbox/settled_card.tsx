@@ -5,17 +5,9 @@
  */
 
 import { useId } from 'react'
-import type { People, RowCard, RunGroup } from 'adonis-agent-inbox/types'
+import type { People, RowCard } from 'adonis-agent-inbox/types'
 import type { SettledNote } from './rows'
 import { cardTitle, settledWords } from './words'
-
-/**
- * The note a settled card the server sent carries, or null for a pending one.
- */
-export function settledFromCard(card: RowCard, run: RunGroup['run']): SettledNote | null {
-  if (card.status === 'pending' || !card.settled) return null
-  return { card, run, by: card.settled.by, via: card.settled.via, at: card.settled.at }
-}
 
 /**
  * A settled row's card: what it was, and who settled it, through what and when.
