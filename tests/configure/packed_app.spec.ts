@@ -170,7 +170,10 @@ test.group('Packed package | a fresh starter-kit app', (group) => {
       'build/index.js',
       'build/index.d.ts',
       'build/commands/main.d.ts',
-      'build/inertia/pages/agent_inbox/index.tsx',
+      'build/inertia/react/pages/agent_inbox/index.tsx',
+      'build/inertia/vue/pages/agent_inbox/index.vue',
+      'build/inertia/react/agent_inbox/approval_card.tsx',
+      'build/inertia/vue/agent_inbox/approval_card.vue',
       'build/inertia/agent_inbox/form_state.ts',
     ])
     const license = await readFile(new URL('LICENSE', REPO_ROOT), 'utf8')
@@ -251,11 +254,11 @@ test.group('Packed package | a fresh starter-kit app', (group) => {
     const codegen = await ace(['codegen'])
     assert.equal(codegen.code, 0, codegen.output)
     const pages = await read('.adonisjs/server/pages.d.ts')
-    assert.include(pages, `'agent_inbox/index':`)
+    for (const name of ['index', 'run', 'history']) assert.include(pages, `'agent_inbox/${name}':`)
     assert.notMatch(
       pages,
-      /form_state|card_parts|agent_inbox\/(?!index)/,
-      'only the page is a page'
+      /form_state|card_parts|agent_inbox\/(?!index|run|history)/,
+      'only the pages are pages'
     )
     const tsc = (project: string, extra: string[] = []) =>
       run(process.execPath, [TSC, '--noEmit', '-p', project, ...extra], { cwd: appRoot, env })

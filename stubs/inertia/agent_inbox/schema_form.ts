@@ -69,7 +69,7 @@ function isBooleanEnum(values: unknown[]): boolean {
   return values.includes(true) && values.includes(false)
 }
 
-function field(schema: unknown, name: string, required: boolean): SchemaField {
+function describe(schema: unknown, name: string, required: boolean): SchemaField {
   const base = {
     name,
     label: isRecord(schema) && typeof schema.title === 'string' ? schema.title : labelOf(name),
@@ -123,7 +123,7 @@ function field(schema: unknown, name: string, required: boolean): SchemaField {
         ...withNull,
         kind: 'object',
         fields: Object.entries(s.properties).map(([key, property]) =>
-          field(property, key, requiredNames.includes(key))
+          describe(property, key, requiredNames.includes(key))
         ),
       }
     }
@@ -132,7 +132,7 @@ function field(schema: unknown, name: string, required: boolean): SchemaField {
       return {
         ...withNull,
         kind: 'array',
-        item: field(s.items, '', true),
+        item: describe(s.items, '', true),
         minItems: s.minItems,
         maxItems: s.maxItems,
       }
@@ -150,7 +150,7 @@ function field(schema: unknown, name: string, required: boolean): SchemaField {
  * // { kind: 'object', fields: [{ kind: 'text', name: 'branch', label: 'Branch', required: true, … }], … }
  */
 export function argsForm(schema: unknown): SchemaField | null {
-  const form = field(schema, '', true)
+  const form = describe(schema, '', true)
   return form.kind === 'object' ? form : null
 }
 
