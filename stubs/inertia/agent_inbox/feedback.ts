@@ -125,7 +125,8 @@ function readError(value: Record<string, unknown>): InboxError | null {
 
 /**
  * The page's `feedback` prop, checked, or null: what the server says of the
- * reply the page last sent. The page claims a settlement only from this.
+ * reply (or bulk decision) the page last sent. The page claims a
+ * settlement only from this.
  *
  * @example
  * readFeedback({ rowId: 'r1', settled: { by: '1', via: 'web', at: '2026-01-02T03:04:05Z' } })
@@ -136,7 +137,20 @@ export function readFeedback(value: unknown): ReplyFeedback | null {
   if (isRecord(value.settled)) feedback.settled = readSettlement(value.settled)
   const error = isRecord(value.error) ? readError(value.error) : null
   if (error) feedback.error = error
-  return feedback.settled || feedback.error ? feedback : null
+  if (Array.isArray(value.bulk)) {
+    feedback.bulk = value.bulk.filter(isRecord).flatMap((item) => {
+      if (typeof item.rowId !== 'string') return []
+      const failed = isRecord(item.error) ? readError(item.error) : null
+      return [
+        {
+          rowId: item.rowId,
+          ...(isRecord(item.settled) ? { settled: readSettlement(item.settled) } : {}),
+          ...(failed ? { error: failed } : {}),
+        },
+      ]
+    })
+  }
+  return feedback.settled || feedback.error || feedback.bulk ? feedback : null
 }
 
 /**

@@ -133,9 +133,10 @@ export type LiveOptions = {
 
 /**
  * Keeps a page fresh until `stop()`: a reload on every Transmit message
- * the page `wants`, else every `interval` ms. While `pause(true)` holds
- * (the person is editing, a reply is on its way) nothing reloads; a message
- * missed meanwhile reloads once the pause ends.
+ * the page `wants`, else every `interval` ms, and on `refresh()` (the page
+ * learned it should ask about more, e.g. a run to watch). While
+ * `pause(true)` holds (the person is editing, a reply is on its way)
+ * nothing reloads; what was missed meanwhile reloads once the pause ends.
  *
  * @example
  * const live = startLive({ person, interval: 3000, reload: (done) => router.reload({ onFinish: done }), onMode })
@@ -182,14 +183,19 @@ export function startLive(options: LiveOptions) {
     schedule()
   }
 
+  /** Reloads now, or once the pause (or the reload on its way) is over */
+  const refresh = () => {
+    if (paused) missed = true
+    else reload()
+  }
+
   const channel = liveChannel(options.person)
   const unsubscribe = channel
     ? subscribe(
         channel,
         (message) => {
           if (message !== null && options.wants && !options.wants(message)) return
-          if (paused) missed = true
-          else reload()
+          refresh()
         },
         (isLive) => {
           live = isLive
@@ -200,6 +206,7 @@ export function startLive(options: LiveOptions) {
   changed()
 
   return {
+    refresh,
     pause(next: boolean) {
       if (next === paused) return
       paused = next

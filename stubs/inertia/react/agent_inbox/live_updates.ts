@@ -11,8 +11,9 @@ export { DEFAULT_POLL_INTERVAL, type LiveMode } from './live_client'
 
 /**
  * Reloads the page (`reload`, calling `done` once over) on every Transmit
- * message it `wants`, else every `interval` ms, never while `paused`.
- * Returns how the page is kept fresh, for its header.
+ * message it `wants`, else every `interval` ms, and whenever `watching`
+ * changes (what the page asks about grew), never while `paused`. Returns
+ * how the page is kept fresh, for its header.
  */
 export function useLiveUpdates(options: {
   person: string
@@ -20,6 +21,7 @@ export function useLiveUpdates(options: {
   paused: boolean
   reload: (done: () => void) => void
   wants?: (message: unknown) => boolean
+  watching?: string
 }): LiveMode {
   const [mode, setMode] = useState<LiveMode>('off')
   const latest = useRef(options)
@@ -45,6 +47,10 @@ export function useLiveUpdates(options: {
   useEffect(() => {
     live.current?.pause(options.paused)
   }, [options.paused])
+
+  useEffect(() => {
+    if (options.watching) live.current?.refresh()
+  }, [options.watching])
 
   return mode
 }

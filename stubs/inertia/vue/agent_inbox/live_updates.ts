@@ -11,8 +11,9 @@ export { DEFAULT_POLL_INTERVAL, type LiveMode } from './live_client'
 
 /**
  * Reloads the page (`reload`, calling `done` once over) on every Transmit
- * message it `wants`, else every `interval` ms, never while `paused()`
- * holds. Returns how the page is kept fresh, for its header.
+ * message it `wants`, else every `interval` ms, and whenever `watching()`
+ * changes (what the page asks about grew), never while `paused()` holds.
+ * Returns how the page is kept fresh, for its header.
  */
 export function useLiveUpdates(options: {
   person: () => string
@@ -20,6 +21,7 @@ export function useLiveUpdates(options: {
   paused: () => boolean
   reload: (done: () => void) => void
   wants?: (message: unknown) => boolean
+  watching?: () => string
 }): Ref<LiveMode> {
   const mode = ref<LiveMode>('off')
   let live: ReturnType<typeof startLive> | null = null
@@ -37,6 +39,11 @@ export function useLiveUpdates(options: {
   onMounted(start)
   watch([options.person, options.interval], start)
   watch(options.paused, (paused) => live?.pause(paused))
+  if (options.watching) {
+    watch(options.watching, (watching) => {
+      if (watching) live?.refresh()
+    })
+  }
   onBeforeUnmount(() => {
     live?.stop()
     live = null

@@ -55,6 +55,8 @@ export default function AgentInbox(props: InboxProps) {
         headers: { 'x-agent-inbox-runs': session.watchedRuns.join(',') },
         onFinish: done,
       }),
+    /* A run to watch (a row just settled here): ask about it at once */
+    watching: session.watchedRuns.join(','),
   })
 
   /* A refused bulk decision or reply puts the alert in view */
