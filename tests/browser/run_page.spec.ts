@@ -50,8 +50,8 @@ for (const framework of browserFrameworks()) {
       await reloadInbox(page)
 
       // The inbox links a run to its page
-      const group = page.locator(`section[data-run-id="${run.id}"]`)
-      const runLink = group.getByRole('link', { name: /^run / })
+      const runGroup = page.locator(`section[data-run-id="${run.id}"]`)
+      const runLink = runGroup.getByRole('link', { name: /^run / })
       assert.equal(await runLink.getAttribute('href'), `/inbox/runs/${run.id}`)
       const runPage = await session.newPage()
       await runPage.goto(`/inbox/runs/${run.id}`)
