@@ -167,6 +167,7 @@ test.group('Packed package | a fresh starter-kit app', (group) => {
       'README.md',
       'package.json',
       'docs/inbox.png',
+      'docs/run.png',
       'build/index.js',
       'build/index.d.ts',
       'build/commands/main.d.ts',
