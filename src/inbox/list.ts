@@ -17,8 +17,7 @@ import {
   type ToolCallKind,
   type ToolCallStatus,
 } from '../persistence/models/tool_call.ts'
-import { preparedColumns } from '../persistence/prepared_columns.ts'
-import { keysetPage, type KeysetPage } from '../persistence/keyset.ts'
+import { inRange, keysetPage, type KeysetPage } from '../persistence/keyset.ts'
 
 export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../persistence/keyset.ts'
 
@@ -103,21 +102,7 @@ export async function listRows(query: InboxQuery): Promise<InboxPage> {
   if (!pending) {
     if (query.statuses?.length) rows.whereIn('status', query.statuses)
     if (query.settledBy !== undefined) rows.where('answered_by', query.settledBy)
-    const probe = new ToolCall()
-    if (query.settledFrom) {
-      rows.where(
-        'settled_at',
-        '>=',
-        preparedColumns(probe, { settledAt: query.settledFrom }).settled_at
-      )
-    }
-    if (query.settledBefore) {
-      rows.where(
-        'settled_at',
-        '<',
-        preparedColumns(probe, { settledAt: query.settledBefore }).settled_at
-      )
-    }
+    inRange(rows, 'settledAt', query.settledFrom, query.settledBefore)
   }
   if (query.narrow) await query.narrow(rows)
 

@@ -44,6 +44,28 @@ export function pageSize(limit: number | undefined): number {
 }
 
 /**
+ * Narrows `query` to the rows whose date `attribute` is at or after `from`
+ * and before `before` (either may be left out), compared as the dialect
+ * stores dates.
+ *
+ * @example
+ * inRange(ToolCall.query(), 'settledAt', DateTime.fromISO('2030-03-01'))
+ */
+export function inRange<Model extends LucidModel>(
+  query: ModelQueryBuilderContract<Model>,
+  attribute: string,
+  from?: DateTime,
+  before?: DateTime
+) {
+  const column = query.model.$getColumn(attribute)!.columnName
+  const probe = new query.model()
+  const at = (date: DateTime) => preparedColumns(probe, { [attribute]: date })[column]
+  if (from) query.where(column, '>=', at(from))
+  if (before) query.where(column, '<', at(before))
+  return query
+}
+
+/**
  * Reads one page of `query` ordered by `attribute` (a date, never null on
  * the rows the query keeps) then the id, both in `direction`, starting
  * after `cursor`. Rows are read as `readRows` reads them.

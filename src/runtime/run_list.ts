@@ -9,8 +9,7 @@
 import type { DateTime } from 'luxon'
 import type { ModelQueryBuilderContract } from '@adonisjs/lucid/types/model'
 import { AgentRun, FINISHED_RUN_STATUSES, type RunStatus } from '../persistence/models/agent_run.ts'
-import { preparedColumns } from '../persistence/prepared_columns.ts'
-import { keysetPage, type KeysetPage } from '../persistence/keyset.ts'
+import { inRange, keysetPage, type KeysetPage } from '../persistence/keyset.ts'
 
 export type RunQuery = {
   /** Only runs this person owns; leave out for everyone's */
@@ -63,21 +62,7 @@ export async function listRuns(query: RunQuery): Promise<KeysetPage<AgentRun>> {
     .whereNotNull('finished_at')
   if (query.ownerId !== undefined) runs.where('owner_id', query.ownerId)
   if (query.agent !== undefined) runs.where('agent', query.agent)
-  const probe = new AgentRun()
-  if (query.finishedFrom) {
-    runs.where(
-      'finished_at',
-      '>=',
-      preparedColumns(probe, { finishedAt: query.finishedFrom }).finished_at
-    )
-  }
-  if (query.finishedBefore) {
-    runs.where(
-      'finished_at',
-      '<',
-      preparedColumns(probe, { finishedAt: query.finishedBefore }).finished_at
-    )
-  }
+  inRange(runs, 'finishedAt', query.finishedFrom, query.finishedBefore)
   if (query.narrow) await query.narrow(runs)
   return keysetPage(runs, {
     attribute: 'finishedAt',

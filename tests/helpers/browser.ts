@@ -128,8 +128,8 @@ export type AxeViolation = { id: string; impact: string; help: string; targets: 
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   await page.addScriptTag({ path: AXE })
   const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: typeof import('axe-core') }).axe
-    const result = await axe.run(document, { resultTypes: ['violations'] })
+    const inPage = globalThis as unknown as { axe: typeof import('axe-core'); document: unknown }
+    const result = await inPage.axe.run(inPage.document as never, { resultTypes: ['violations'] })
     return result.violations.map((violation) => ({
       id: violation.id,
       impact: violation.impact ?? 'unknown',

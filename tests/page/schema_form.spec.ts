@@ -52,6 +52,7 @@ test.group('Args form', () => {
   test('a Vine schema becomes fields of the right kind, in order', ({ assert }) => {
     const form = argsForm(release.jsonSchema)!
     assert.equal(form.kind, 'object')
+    assert.equal(form.label, 'Arguments')
     assert.deepEqual(
       form.fields!.map((item) => `${item.name}:${item.kind}${item.required ? '*' : ''}`),
       [

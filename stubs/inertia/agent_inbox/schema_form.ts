@@ -147,11 +147,11 @@ function describe(schema: unknown, name: string, required: boolean): SchemaField
  *
  * @example
  * argsForm({ type: 'object', properties: { branch: { type: 'string' } }, required: ['branch'] })
- * // { kind: 'object', fields: [{ kind: 'text', name: 'branch', label: 'Branch', required: true, … }], … }
+ * // { kind: 'object', label: 'Arguments', fields: [{ kind: 'text', name: 'branch', label: 'Branch', required: true, … }], … }
  */
 export function argsForm(schema: unknown): SchemaField | null {
-  const form = describe(schema, '', true)
-  return form.kind === 'object' ? form : null
+  const form = describe(schema, '', false)
+  return form.kind === 'object' ? { ...form, label: 'Arguments' } : null
 }
 
 /**

@@ -8,11 +8,11 @@
  */
 
 import { useEffect, useId, useMemo, useRef, useState } from 'react'
-import { ArgsForm } from './args_form'
 import { type CardProps, ActionRow, CardButton, CardFrame, ErrorList } from './card_parts'
 import { decisionErrors } from './feedback'
 import { approveReply, argsText, editReply, rejectReply } from './form_state'
 import { argsErrors, argsForm } from './schema_form'
+import { SchemaInput } from './schema_input'
 
 type Panel = 'none' | 'reject' | 'edit'
 
@@ -220,10 +220,11 @@ export function ApprovalCard({
               />
             </>
           ) : (
-            <div ref={formRef} role="group" aria-label="Arguments">
-              <ArgsForm
-                form={form!}
-                value={value}
+            <div ref={formRef}>
+              <SchemaInput
+                field={form!}
+                path={[]}
+                root={value}
                 errors={byField.byPath}
                 disabled={busy}
                 onChange={setValue}

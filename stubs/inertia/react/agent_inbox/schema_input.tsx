@@ -1,10 +1,12 @@
 /*
- * The form that edits an approval's args, generated from the JSON Schema
- * of the tool's input (schema_form.ts, shared with the Vue page): a field
- * per property, enums as selects, numbers, booleans, nested objects as
- * groups, arrays as lists, JSON for what the schema cannot describe, each
- * with the server's errors beside it. The app receives this file in
- * inertia/agent_inbox/.
+ * One field of the form that edits an approval's args, generated from the
+ * JSON Schema of the tool's input (schema_form.ts, shared with the Vue
+ * page): text, a number, a checkbox, a select for an enum, JSON for what
+ * the schema cannot describe, or a group (the args themselves, an object's
+ * properties, an array's items with Add and Remove) of fields like itself,
+ * each with the server's errors beside it. It reads its value at its path
+ * in the whole args and writes the whole back. The app receives this file
+ * in inertia/agent_inbox/.
  */
 
 import { useId, useState } from 'react'
@@ -22,36 +24,6 @@ import {
   type SchemaField,
 } from './schema_form'
 
-type FormProps = {
-  form: SchemaField
-  value: unknown
-  /** The server's errors by field path */
-  errors: Record<string, string[]>
-  disabled: boolean
-  onChange: (value: unknown) => void
-}
-
-/**
- * The args form: every property of the tool's input.
- */
-export function ArgsForm({ form, value, errors, disabled, onChange }: FormProps) {
-  return (
-    <div className="ai-args-form">
-      {(form.fields ?? []).map((child) => (
-        <SchemaInput
-          key={child.name}
-          field={child}
-          path={[child.name]}
-          root={value}
-          errors={errors}
-          disabled={disabled}
-          onChange={onChange}
-        />
-      ))}
-    </div>
-  )
-}
-
 type InputProps = {
   field: SchemaField
   path: FieldPath
@@ -64,7 +36,11 @@ type InputProps = {
   label?: string
 }
 
-function SchemaInput(props: InputProps) {
+/**
+ * A field of the args form, or a group of them; the form itself is the
+ * group at the path [].
+ */
+export function SchemaInput(props: InputProps) {
   const { field, path, root, errors, disabled, onChange } = props
   const id = useId()
   const [local, setLocal] = useState<string | null>(null)
