@@ -10,8 +10,9 @@
  * Flags: `--page` / `--no-page` decide whether the pages are published
  * (else yes with @adonisjs/inertia, else a prompt, and without a terminal
  * to ask, no); `--framework=react|vue` which pages (else the one of the
- * app's Inertia client, `@inertiajs/react` or `@inertiajs/vue3` in its
- * package.json, else a prompt when it has neither or both, and without a
+ * app's Inertia client, as its rc file indexes pages or its package.json
+ * lists `@inertiajs/react` / `@inertiajs/vue3`, else a prompt when it has
+ * neither or both, and without a
  * terminal to ask, an error before anything is written); ace's own
  * `--force` overwrites files already published (config, migration, pages,
  * routes file).
@@ -87,12 +88,28 @@ async function pageFlag(command: Configure): Promise<boolean | undefined> {
 }
 
 /**
+ * The Inertia clients the app says it has: the framework its rc file
+ * indexes pages for (`indexPages({ framework: 'react' | 'vue3' })`, as the
+ * starter kits write it), and the clients its package.json lists.
+ */
+async function appFrameworks(command: Configure, rcSource: string): Promise<Framework[]> {
+  const indexed = /indexPages\(\s*\{[^}]*framework:\s*['"](react|vue3)['"]/.exec(rcSource)?.[1]
+  const manifest = await readFile(command.app.makePath('package.json'), 'utf8').catch(() => '{}')
+  const pkg = JSON.parse(manifest) as Record<string, Record<string, string> | undefined>
+  return (Object.keys(FRAMEWORKS) as Framework[]).filter(
+    (name) =>
+      indexed === (name === 'vue' ? 'vue3' : name) ||
+      [pkg.dependencies, pkg.devDependencies].some((deps) => deps?.[FRAMEWORKS[name]])
+  )
+}
+
+/**
  * Which pages to publish: `--framework`, else the app's Inertia client
  * when it has one of the two, else ask. Null (and the exit code set, the
  * error logged) when the flag names no framework of the package, or when
  * nobody can be asked.
  */
-async function chooseFramework(command: Configure): Promise<Framework | null> {
+async function chooseFramework(command: Configure, rcSource: string): Promise<Framework | null> {
   const given = await flagValue(command, 'framework')
   const names = Object.keys(FRAMEWORKS) as Framework[]
   if (given !== undefined) {
@@ -103,16 +120,12 @@ async function chooseFramework(command: Configure): Promise<Framework | null> {
     )
     return null
   }
-  const manifest = await readFile(command.app.makePath('package.json'), 'utf8').catch(() => '{}')
-  const pkg = JSON.parse(manifest) as Record<string, Record<string, string> | undefined>
-  const installed = names.filter((name) =>
-    [pkg.dependencies, pkg.devDependencies].some((deps) => deps?.[FRAMEWORKS[name]])
-  )
+  const installed = await appFrameworks(command, rcSource)
   if (installed.length === 1) return installed[0]
   if (!process.stdin.isTTY) {
     command.exitCode = 1
     command.logger.logError(
-      `The app has ${installed.length === 0 ? 'neither' : 'both'} @inertiajs/react and @inertiajs/vue3 and there is no terminal to ask which pages to publish: pass --framework=react or --framework=vue (or --no-page)`
+      `${installed.length === 0 ? 'The app uses neither @inertiajs/react nor' : 'The app uses both @inertiajs/react and'} @inertiajs/vue3, and there is no terminal to ask which pages to publish: pass --framework=react or --framework=vue (or --no-page)`
     )
     return null
   }
@@ -241,7 +254,7 @@ export async function configure(command: Configure) {
   // Every question is answered before the first file is written
   const rcSource = await readFile(app.makePath('adonisrc.ts'), 'utf8').catch(() => '')
   const page = await wantsPage(command, rcSource.includes('@adonisjs/inertia'))
-  const framework = page ? await chooseFramework(command) : null
+  const framework = page ? await chooseFramework(command, rcSource) : null
   if (page && !framework) return
 
   await codemods.makeUsingStub(stubsRoot, 'config/agents.stub', {})

@@ -32,13 +32,14 @@ async function setupApp(
   providers: string[] = [],
   dependencies: Record<string, string> = providers.includes(INERTIA)
     ? { '@inertiajs/react': '^3.0.0' }
-    : {}
+    : {},
+  rcLines = ''
 ) {
   await fs.createJson('tsconfig.json', {})
   await fs.createJson('package.json', { name: 'app', dependencies })
   await fs.create(
     'adonisrc.ts',
-    `export default defineConfig({
+    `export default defineConfig({${rcLines}
   providers: [${providers.map((p) => `() => import('${p}')`).join(', ')}],
 })`
   )
@@ -328,6 +329,19 @@ test.group('Configure', (group) => {
     assert.equal(detected.exitCode, 0)
     await assert.fileExists('inertia/pages/agent_inbox/run.vue')
 
+    // As the Vue starter kit's rc file says it, with nothing in package.json
+    const indexed = await setupApp(
+      fs,
+      [INERTIA],
+      {},
+      `
+  hooks: { init: [indexPages({ framework: 'vue3' })] },`
+    )
+    const fromRc = await indexed.create(Configure, [PACKAGE, '--force'])
+    await withStdinTTY(false, () => fromRc.exec())
+    assert.equal(fromRc.exitCode, 0)
+    await assert.fileExists('inertia/pages/agent_inbox/history.vue')
+
     const both = await setupApp(fs, [INERTIA], {
       '@inertiajs/react': '^3.0.0',
       '@inertiajs/vue3': '^3.0.0',
@@ -356,6 +370,7 @@ test.group('Configure', (group) => {
     await withStdinTTY(false, () => unasked.exec())
     assert.equal(unasked.exitCode, 1)
     const error = logsOf(neither).find((line) => line.includes('no terminal to ask'))
+    assert.include(error, 'neither @inertiajs/react nor @inertiajs/vue3')
     assert.include(error, '--framework=react')
     await assert.fileNotExists('config/agents.ts')
   })

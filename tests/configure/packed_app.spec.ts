@@ -337,7 +337,8 @@ test.group('Packed package | a fresh starter-kit app', (group) => {
     await users.fill('20')
     await intakeCard.getByRole('radio', { name: 'Users are affected now' }).check()
     await intakeCard.getByRole('button', { name: 'Confirm' }).click()
-    const intakeSettled = await settledCard(page, intake.id, Number(person))
+    // The app has no displayName hook: people are shown by their id
+    const intakeSettled = await settledCard(page, intake.id, String(person))
     assert.include(await intakeSettled.innerText(), 'via web')
 
     // The approval: the page starts a rejection, the same person approves it over the API first
@@ -354,7 +355,7 @@ test.group('Packed package | a fresh starter-kit app', (group) => {
     assert.equal(await conflict.getAttribute('data-status'), '409')
     assert.include(await conflict.innerText(), 'Settled by you, via api, at ')
     // The card says what the server recorded, not what this page sent
-    const approvalSettled = await settledCard(page, approval.id, Number(person))
+    const approvalSettled = await settledCard(page, approval.id, String(person))
     assert.include(await approvalSettled.innerText(), 'via api')
 
     // Nothing waits now: the box says so below the rows just settled

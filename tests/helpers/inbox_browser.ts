@@ -162,11 +162,16 @@ export function nameOf(userId: number): string {
 }
 
 /**
- * Waits until the row's card says who settled it, by name, and returns the card.
+ * Waits until the row's card says who settled it and returns the card: a
+ * fixture user (a number) by their name, anyone else as `by` says.
  */
-export async function settledCard(page: Page, rowId: string, by: number): Promise<Locator> {
+export async function settledCard(
+  page: Page,
+  rowId: string,
+  by: number | string
+): Promise<Locator> {
   const card = page.locator(`[data-row-id="${rowId}"][data-status="settled"]`)
-  await card.getByText(`Settled by ${nameOf(by)}`).waitFor()
+  await card.getByText(`Settled by ${typeof by === 'number' ? nameOf(by) : by}`).waitFor()
   return card
 }
 
