@@ -7,9 +7,9 @@
  * and rows the access hooks let them see (./access.ts).
  */
 
-import { AgentRun } from '../persistence/models/agent_run.ts'
+import { AgentRun, FINISHED_RUN_STATUSES } from '../persistence/models/agent_run.ts'
 import { rowCard, runSummary } from './cards.ts'
-import { readHistoryQuery } from './history_query.ts'
+import { readHistoryQuery, ROW_KINDS, SETTLED_ROW_STATUSES } from './history_query.ts'
 import { runTimeline, timelinePeople } from './timeline.ts'
 import {
   authorizedRun,
@@ -55,7 +55,10 @@ export default class RunsController {
     const shared = {
       person,
       filters,
+      // What the filters offer: the agents, and the statuses and kinds the query takes
       agents: [...agents.definitions.keys()].sort(),
+      statuses: filters.view === 'rows' ? SETTLED_ROW_STATUSES : FINISHED_RUN_STATUSES,
+      kinds: ROW_KINDS,
       inboxUrl: await inboxUrl(ctx),
     }
 

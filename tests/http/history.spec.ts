@@ -120,6 +120,15 @@ test.group(`History | ${dbName()}`, (group) => {
     assert.equal(response.body().people.ada, 'Ada Lovelace')
     assert.equal(response.body().people.grace, 'grace')
     assert.deepEqual(response.body().filters, { view: 'rows' })
+    // What the page's filters offer: the statuses and kinds this query takes
+    assert.deepEqual(response.body().statuses, [
+      'answered',
+      'approved',
+      'rejected',
+      'expired',
+      'cancelled',
+    ])
+    assert.includeMembers(response.body().kinds, ['ask', 'intake', 'action'])
   })
 
   test('pages follow the cursor: every row once, in order', async ({ client, assert }) => {
@@ -156,6 +165,8 @@ test.group(`History | ${dbName()}`, (group) => {
       return response.body().runs.map((run: any) => run.id)
     }
     assert.deepEqual(await ids({}), [cancelled.runId, failed.runId, completed.runId])
+    const page = await client.get('/inbox/history').qs({ view: 'runs' }).headers(person('ada'))
+    assert.deepEqual(page.body().statuses, ['completed', 'failed', 'cancelled'])
     assert.notInclude(await ids({}), waiting.id)
     assert.deepEqual(await ids({ status: 'failed' }), [failed.runId])
     assert.deepEqual(await ids({ agent: 'planner' }), [failed.runId])

@@ -1,8 +1,8 @@
 /*
  * The history page's filters, without a framework so both pages (React,
  * Vue) offer the same and Node can test it: each filter's choices, from
- * what the server sent (its agents, the current filters, the person), and
- * the URL of the next page. The app receives this file in
+ * what the server sent (its agents, statuses and kinds, the current
+ * filters, the person), and the URL of the next page. The app receives this file in
  * inertia/agent_inbox/.
  */
 
@@ -17,22 +17,21 @@ export type HistoryChoice = {
   options?: { value: string; label: string }[]
 }
 
-const ROW_STATUSES = ['answered', 'approved', 'rejected', 'expired', 'cancelled']
-const RUN_STATUSES = ['completed', 'failed', 'cancelled']
-const KINDS = ['ask', 'intake', 'action']
-
 function any(label: string) {
   return { value: '', label }
 }
 
 /**
  * The filters the form offers for the current view, each on its current
- * value. Who settled: anyone, the person, or the one filtered on.
+ * value: the agents, statuses and kinds the server says it takes; who
+ * settled: anyone, the person, or the one filtered on.
  */
 export function historyChoices(props: {
   person: string
   filters: HistoryFilters
   agents: string[]
+  statuses: string[]
+  kinds: string[]
   people: People
 }): HistoryChoice[] {
   const { filters, person } = props
@@ -59,7 +58,7 @@ export function historyChoices(props: {
       value: filters.status ?? '',
       options: [
         any('Any status'),
-        ...(rows ? ROW_STATUSES : RUN_STATUSES).map((status) => ({ value: status, label: status })),
+        ...props.statuses.map((status) => ({ value: status, label: status })),
       ],
     },
   ]
@@ -73,7 +72,7 @@ export function historyChoices(props: {
         name: 'kind',
         label: 'Kind',
         value: filters.kind ?? '',
-        options: [any('Any kind'), ...KINDS.map((kind) => ({ value: kind, label: kind }))],
+        options: [any('Any kind'), ...props.kinds.map((kind) => ({ value: kind, label: kind }))],
       },
       { name: 'by', label: 'Settled by', value: filters.by ?? '', options: by }
     )

@@ -29,6 +29,9 @@ type HistoryPageProps = {
   person: string
   filters: HistoryFilters
   agents: string[]
+  /** The statuses and kinds the filters offer */
+  statuses: string[]
+  kinds: string[]
   rows: { card: RowCard; run: RunSummary | null }[]
   runs: RunSummary[]
   next: string | null
