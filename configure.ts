@@ -1,15 +1,21 @@
 /*
  * `node ace add adonis-agent-inbox`: publishes config/agents.ts (an example
  * agent with an intake, a read tool and an action tool), the migration of
- * the package's tables, the Inertia inbox page and the routes file, then
- * registers the provider, the commands, the preload file and the env
- * variable, and prints what is left to do. Running it again changes
- * nothing (and says so) unless `--force` is given.
+ * the package's tables, the Inertia pages (the inbox, a run's page, the
+ * history; React or Vue) and the routes file, then registers the provider,
+ * the commands, the preload file and the env variable, and prints what is
+ * left to do. Running it again changes nothing (and says so) unless
+ * `--force` is given.
  *
- * Flags: `--page` / `--no-page` decide whether the page is published (else
- * yes with @adonisjs/inertia, else a prompt, and without a terminal to ask,
- * no); ace's own `--force` overwrites files already published (config,
- * migration, page, routes file).
+ * Flags: `--page` / `--no-page` decide whether the pages are published
+ * (else yes with @adonisjs/inertia, else a prompt, and without a terminal
+ * to ask, no); `--framework=react|vue` which pages (else the one of the
+ * app's Inertia client, as its rc file indexes pages or its package.json
+ * lists `@inertiajs/react` / `@inertiajs/vue3`, else a prompt when it has
+ * neither or both, and without a
+ * terminal to ask, an error before anything is written); ace's own
+ * `--force` overwrites files already published (config, migration, pages,
+ * routes file).
  */
 
 import { access, copyFile, mkdir, readdir, readFile } from 'node:fs/promises'
@@ -20,13 +26,26 @@ import { stubsRoot } from './stubs/main.ts'
 
 const migrationsRoot = fileURLToPath(new URL('./database/migrations/', import.meta.url))
 const MIGRATION_SUFFIX = '_create_agent_inbox_tables.ts'
+/** The Inertia clients the pages are written for, by the package that names each */
+const FRAMEWORKS = { react: '@inertiajs/react', vue: '@inertiajs/vue3' } as const
+type Framework = keyof typeof FRAMEWORKS
+const FRAMEWORK_PROMPT = 'Which Inertia framework should the inbox pages use?'
+
 /**
- * The page's folders below stubs/inertia/, published below the app's
- * inertia/: the page alone in pages/ (every file there is a page to
- * Inertia), its cards, hooks, state and styles beside it. Plain TSX (JSX
- * braces would trip the stub engine), copied as is.
+ * The pages' folders below stubs/inertia/, each with where the app
+ * receives it below its inertia/: the pages alone in pages/ (every file
+ * there is a page to Inertia), their parts beside them, the framework's own
+ * (cards, hooks) and the shared ones (state, words, styles) in one folder.
+ * Plain TSX and Vue files (their braces would trip the stub engine),
+ * copied as they are.
  */
-const PAGE_FOLDERS = ['pages/agent_inbox', 'agent_inbox']
+function pageFolders(framework: Framework): [from: string, to: string][] {
+  return [
+    [`${framework}/pages/agent_inbox`, 'pages/agent_inbox'],
+    ['agent_inbox', 'agent_inbox'],
+    [`${framework}/agent_inbox`, 'agent_inbox'],
+  ]
+}
 /** What the rc file gets, and how each entry reads once there */
 const RC_ENTRIES = {
   provider: 'adonis-agent-inbox/agent_inbox_provider',
@@ -44,22 +63,73 @@ async function exists(path: string) {
 }
 
 /**
- * The `--page` / `--no-page` flag, or undefined when neither was given.
- * `node ace add adonis-agent-inbox --no-page` forwards only truthy flags to
- * configure, so a flag `add` dropped is read off `add` itself (the main
- * command of the process).
+ * A flag of configure's, or undefined when it was not given. `node ace add
+ * adonis-agent-inbox --no-page` forwards only truthy flags to configure,
+ * so a flag `add` dropped is read off `add` itself (the main command of the
+ * process).
  */
-async function pageFlag(command: Configure): Promise<boolean | undefined> {
-  const read = (value: unknown) =>
-    value === undefined ? undefined : value !== false && value !== 'false'
-  const own = read(command.parsedFlags.page)
+async function flagValue(command: Configure, name: string): Promise<unknown> {
+  const own = command.parsedFlags[name]
   if (own !== undefined) return own
   const kernel = await command.app.container.make('ace')
   const main = kernel.getMainCommand()
   if (!main || main === command || main.commandName !== 'add') return undefined
   // ace keeps a command's parsed input protected; `add` takes unknown flags as they are
   const parsed = (main as unknown as { parsed?: { flags?: Record<string, unknown> } }).parsed
-  return read(parsed?.flags?.page)
+  return parsed?.flags?.[name]
+}
+
+/**
+ * The `--page` / `--no-page` flag, or undefined when neither was given.
+ */
+async function pageFlag(command: Configure): Promise<boolean | undefined> {
+  const value = await flagValue(command, 'page')
+  return value === undefined ? undefined : value !== false && value !== 'false'
+}
+
+/**
+ * The Inertia clients the app says it has: the framework its rc file
+ * indexes pages for (`indexPages({ framework: 'react' | 'vue3' })`, as the
+ * starter kits write it), and the clients its package.json lists.
+ */
+async function appFrameworks(command: Configure, rcSource: string): Promise<Framework[]> {
+  const indexed = /indexPages\(\s*\{[^}]*framework:\s*['"](react|vue3)['"]/.exec(rcSource)?.[1]
+  const manifest = await readFile(command.app.makePath('package.json'), 'utf8').catch(() => '{}')
+  const pkg = JSON.parse(manifest) as Record<string, Record<string, string> | undefined>
+  return (Object.keys(FRAMEWORKS) as Framework[]).filter(
+    (name) =>
+      indexed === (name === 'vue' ? 'vue3' : name) ||
+      [pkg.dependencies, pkg.devDependencies].some((deps) => deps?.[FRAMEWORKS[name]])
+  )
+}
+
+/**
+ * Which pages to publish: `--framework`, else the app's Inertia client
+ * when it has one of the two, else ask. Null (and the exit code set, the
+ * error logged) when the flag names no framework of the package, or when
+ * nobody can be asked.
+ */
+async function chooseFramework(command: Configure, rcSource: string): Promise<Framework | null> {
+  const given = await flagValue(command, 'framework')
+  const names = Object.keys(FRAMEWORKS) as Framework[]
+  if (given !== undefined) {
+    if (names.includes(given as Framework)) return given as Framework
+    command.exitCode = 1
+    command.logger.logError(
+      `Unknown --framework "${String(given)}": the inbox pages are written for ${names.join(' and ')}`
+    )
+    return null
+  }
+  const installed = await appFrameworks(command, rcSource)
+  if (installed.length === 1) return installed[0]
+  if (!process.stdin.isTTY) {
+    command.exitCode = 1
+    command.logger.logError(
+      `${installed.length === 0 ? 'The app uses neither @inertiajs/react nor' : 'The app uses both @inertiajs/react and'} @inertiajs/vue3, and there is no terminal to ask which pages to publish: pass --framework=react or --framework=vue (or --no-page)`
+    )
+    return null
+  }
+  return command.prompt.choice(FRAMEWORK_PROMPT, names, { default: installed[0] ?? 'react' })
 }
 
 /**
@@ -85,17 +155,22 @@ async function wantsPage(command: Configure, hasInertia: boolean): Promise<boole
 }
 
 /**
- * Copies the page's files into the app's inertia/ folder, keeping the app's
+ * Copies the pages' files into the app's inertia/ folder, keeping the app's
  * own copies unless `force`.
  */
-async function publishPage(command: Configure, inertiaRoot: string, force: boolean) {
-  for (const folder of PAGE_FOLDERS) {
-    const source = join(stubsRoot, 'inertia', folder)
-    await mkdir(join(inertiaRoot, folder), { recursive: true })
+async function publishPages(
+  command: Configure,
+  framework: Framework,
+  inertiaRoot: string,
+  force: boolean
+) {
+  for (const [from, to] of pageFolders(framework)) {
+    const source = join(stubsRoot, 'inertia', from)
+    await mkdir(join(inertiaRoot, to), { recursive: true })
     const files = await readdir(source)
     for (const file of files.sort()) {
-      const destination = join(inertiaRoot, folder, file)
-      const action = command.logger.action(`create inertia/${folder}/${file}`)
+      const destination = join(inertiaRoot, to, file)
+      const action = command.logger.action(`create inertia/${to}/${file}`)
       if ((await exists(destination)) && !force) {
         action.skipped('already exists')
         continue
@@ -165,7 +240,7 @@ function printNextSteps(command: Configure, page: boolean) {
     `     Or give ${ENV_VARIABLE} another gateway id, or a provider's model in config/agents.ts,`,
     `     e.g. openai('gpt-5') from @ai-sdk/openai with OPENAI_API_KEY.`,
     page
-      ? '  3. Start a run (node ace agents:run operator) and open /inbox'
+      ? "  3. Start a run (node ace agents:run operator) and open /inbox (a run's page and the history link from there)"
       : '  3. Start a run (node ace agents:run operator); the inbox answers JSON at /inbox',
   ]
   command.logger.info(lines.join('\n'))
@@ -179,6 +254,8 @@ export async function configure(command: Configure) {
   // Every question is answered before the first file is written
   const rcSource = await readFile(app.makePath('adonisrc.ts'), 'utf8').catch(() => '')
   const page = await wantsPage(command, rcSource.includes('@adonisjs/inertia'))
+  const framework = page ? await chooseFramework(command, rcSource) : null
+  if (page && !framework) return
 
   await codemods.makeUsingStub(stubsRoot, 'config/agents.stub', {})
 
@@ -194,7 +271,7 @@ export async function configure(command: Configure) {
     })
   }
 
-  if (page) await publishPage(command, app.makePath('inertia'), force)
+  if (framework) await publishPages(command, framework, app.makePath('inertia'), force)
 
   // With @adonisjs/auth registered, the inbox sits behind its auth middleware
   const withAuth = rcSource.includes('@adonisjs/auth')

@@ -11,11 +11,13 @@ export default configPkg(
       'fixtures/app/.adonisjs/**',
       'fixtures/app/inertia/pages/agent_inbox/**',
       'fixtures/app/inertia/agent_inbox/**',
+      'fixtures/app/inertia_vue/pages/agent_inbox/**',
+      'fixtures/app/inertia_vue/agent_inbox/**',
       'fixtures/app/database/migrations/0002_create_agent_inbox_tables.ts',
     ],
   },
   {
-    // The inbox page the app receives: the package's own rules for its TSX too
+    // The inbox pages the app receives: the package's own rules for their TSX too
     name: 'Inertia page stub',
     files: ['stubs/inertia/**/*.tsx'],
     rules: RULES_LIST,

@@ -4,12 +4,16 @@
  * suites ignore it.
  */
 
+import { register } from 'node:module'
 import { assert } from '@japa/assert'
 import { apiClient } from '@japa/api-client'
 import { fileSystem } from '@japa/file-system'
 import { processCLIArgs, configure, run } from '@japa/runner'
 
 processCLIArgs(process.argv.splice(2))
+
+// The pages' shared files import one another as an app's bundler does (tests/helpers/stub_imports.mjs)
+register('../tests/helpers/stub_imports.mjs', import.meta.url)
 
 /*
  * The port the HTTP suites listen on (tests/helpers/http.ts), picked per

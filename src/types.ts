@@ -69,5 +69,14 @@ export type { ToolDefinition, ToolOptions, ToolContext, ToolKind } from './runti
 export type { AgentEvents } from './events.ts'
 export type { InboxAccess } from './http/access.ts'
 export type { LiveMessage, LiveOptions } from './http/live.ts'
-export type { ReplyFeedback, RowCard, RunGroup } from './http/cards.ts'
+export type {
+  BulkResult,
+  People,
+  ReplyFeedback,
+  RowCard,
+  RunGroup,
+  RunSummary,
+} from './http/cards.ts'
+export type { RunTimeline, TimelineCall, TimelineEntry } from './http/timeline.ts'
+export type { HistoryFilters } from './http/history_query.ts'
 export type { ErrorResponseBody } from './errors.ts'

@@ -1,12 +1,20 @@
 /*
- * Who is asking, and may they see or settle a row. Both are config hooks so
- * an app can plug in its own auth and Bouncer abilities; the defaults read
- * `ctx.auth.user.id` and let a run's owner settle its rows.
+ * Who is asking, what they may see and settle, and how people are named.
+ * All are config hooks so an app can plug in its own auth, Bouncer
+ * abilities and user names; the defaults read `ctx.auth.user.id`, let a
+ * run's owner see and settle its rows, and show people by their id.
+ *
+ * A run is seen as its rows are: unless the app writes run hooks of its
+ * own, `authorizeRun` asks `authorize` about the run's first row and
+ * `scopeRuns` keeps the runs with a row `scope` lets through, so one pair
+ * of hooks decides for rows and runs alike.
  */
 
 import type { HttpContext } from '@adonisjs/core/http'
 import type { ModelQueryBuilderContract } from '@adonisjs/lucid/types/model'
-import type { ToolCall } from '../persistence/models/tool_call.ts'
+import { ToolCall } from '../persistence/models/tool_call.ts'
+import type { AgentRun } from '../persistence/models/agent_run.ts'
+import debug from '../debug.ts'
 
 export type InboxAccess = {
   /**
@@ -31,9 +39,34 @@ export type InboxAccess = {
     ctx: HttpContext,
     person: string
   ): void | Promise<void>
+  /**
+   * Whether the person may see a run's page. Default: as `authorize` says
+   * of the run's first row (a run with no row yet: its owner only); with
+   * the default `authorize`, they own the run.
+   */
+  authorizeRun(ctx: HttpContext, run: AgentRun, person: string): boolean | Promise<boolean>
+  /**
+   * Narrows the runs listed in the history. Keep it in line with
+   * `authorizeRun`. Default: runs with a row `scope` lets through; with the
+   * default `scope`, runs they own (one indexed query).
+   */
+  scopeRuns(
+    query: ModelQueryBuilderContract<typeof AgentRun>,
+    ctx: HttpContext,
+    person: string
+  ): void | Promise<void>
+  /**
+   * How a person is shown on the pages ("Signed in as", "Settled by", a
+   * run's owner, the history). Default: their id. Called once per person
+   * and request; a hook that throws shows the id.
+   *
+   * @example
+   * displayName: async (person) => (await User.find(person))?.fullName ?? person
+   */
+  displayName(person: string, ctx: HttpContext): string | Promise<string>
 }
 
-export const defaultAccess: InboxAccess = {
+const ownerAccess: Omit<InboxAccess, 'authorizeRun' | 'scopeRuns'> = {
   identify(ctx) {
     const user = (ctx as { auth?: { user?: { id?: unknown } } }).auth?.user
     return user?.id === undefined || user.id === null ? null : String(user.id)
@@ -44,11 +77,75 @@ export const defaultAccess: InboxAccess = {
   scope(query, _ctx, person) {
     query.where('owner_id', person)
   },
+  displayName(person) {
+    return person
+  },
+}
+
+export const defaultAccess: InboxAccess = {
+  ...ownerAccess,
+  authorizeRun(_ctx, run, person) {
+    return run.ownerId === person
+  },
+  scopeRuns(query, _ctx, person) {
+    query.where('owner_id', person)
+  },
 }
 
 /**
- * The app's hooks over the defaults.
+ * The app's hooks over the defaults; run hooks the app left out follow its
+ * row hooks.
  */
 export function resolveAccess(access: Partial<InboxAccess> = {}): InboxAccess {
-  return { ...defaultAccess, ...access }
+  const rows = { ...ownerAccess, ...access }
+  return {
+    ...rows,
+    authorizeRun:
+      access.authorizeRun ??
+      (access.authorize
+        ? async (ctx, run, person) => {
+            const first = await ToolCall.query().where('run_id', run.id).orderBy('sequence').first()
+            return first ? rows.authorize(ctx, first, person) : run.ownerId === person
+          }
+        : defaultAccess.authorizeRun),
+    scopeRuns:
+      access.scopeRuns ??
+      (access.scope
+        ? async (query, ctx, person) => {
+            const visible = ToolCall.query().whereColumn(
+              `${ToolCall.table}.run_id`,
+              `${query.model.table}.id`
+            )
+            await rows.scope(visible, ctx, person)
+            query.whereExists(visible)
+          }
+        : defaultAccess.scopeRuns),
+  }
+}
+
+/**
+ * The names of people as the `displayName` hook gives them, by id: each
+ * id once, null ids left out, the id itself when the hook fails.
+ *
+ * @example
+ * await namePeople(access, ctx, [person, row.answeredBy]) // { '1': 'Ada Lovelace' }
+ */
+export async function namePeople(
+  access: Pick<InboxAccess, 'displayName'>,
+  ctx: HttpContext,
+  ids: Iterable<string | null | undefined>
+): Promise<Record<string, string>> {
+  const unique = [...new Set([...ids].filter((id): id is string => typeof id === 'string'))]
+  const names = await Promise.all(
+    unique.map(async (id) => {
+      try {
+        const name = await access.displayName(id, ctx)
+        return typeof name === 'string' && name.trim() !== '' ? name : id
+      } catch (error) {
+        debug('displayName(%s) failed %O', id, error)
+        return id
+      }
+    })
+  )
+  return Object.fromEntries(unique.map((id, index) => [id, names[index]]))
 }

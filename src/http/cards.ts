@@ -1,6 +1,8 @@
 /*
- * What the inbox shows of a row: a card per row, grouped by run. One shape
- * serves the Inertia page and JSON clients, so both see the same thing.
+ * What the inbox shows of a row: a card per row, grouped by run, and of a
+ * run its summary. One shape serves the Inertia pages and JSON clients, so
+ * both see the same thing. People appear by id here; the pages get their
+ * names beside (`people`, from the `displayName` hook).
  */
 
 import type { AgentRun } from '../persistence/models/agent_run.ts'
@@ -22,7 +24,16 @@ export type RowCard = {
   /** ask and intake rows */
   questionSet?: QuestionSet
   /** read and action rows */
-  action?: { summary: string; args: unknown }
+  action?: {
+    summary: string
+    args: unknown
+    /**
+     * A pending approval's args as JSON Schema, from the tool's Vine schema:
+     * the page builds its edit form from it. Null when the tool is not
+     * (or no longer) defined.
+     */
+    schema?: Record<string, unknown> | null
+  }
   settled?: {
     by: string | null
     via: string | null
@@ -37,7 +48,13 @@ export type RunSummary = {
   status: AgentRun['status']
   ownerId: string | null
   createdAt: string | null
+  finishedAt: string | null
+  /** A failed run's code (docs/design.md §10.2) */
+  errorCode: string | null
 }
+
+/** People's names by id, as the `displayName` hook gives them */
+export type People = Record<string, string>
 
 /**
  * What the inbox page is told of the reply it last sent (its `feedback`
@@ -49,15 +66,27 @@ export type ReplyFeedback = {
   rowId: string | null
   settled?: { by: string | null; via: string | null; at: string | null }
   error?: ErrorResponseBody
+  /** A bulk decision's result per row, in the order sent */
+  bulk?: BulkResult[]
+}
+
+/**
+ * What became of one row of a bulk decision: how it was settled, or the
+ * error its reply met (a 409 when someone settled it first).
+ */
+export type BulkResult = {
+  rowId: string
+  settled?: { by: string | null; via: string | null; at: string | null }
+  error?: ErrorResponseBody
 }
 
 /** A run's cards; a wait opened outside the runtime is a group of its own with no run */
 export type RunGroup = { run: RunSummary | null; rows: RowCard[] }
 
 /**
- * A row as a card.
+ * A row as a card; `schema` is the JSON Schema of a pending approval's args.
  */
-export function rowCard(row: ToolCall): RowCard {
+export function rowCard(row: ToolCall, schema?: Record<string, unknown> | null): RowCard {
   return {
     id: row.id,
     runId: row.runId,
@@ -69,16 +98,17 @@ export function rowCard(row: ToolCall): RowCard {
     onExpiry: row.onExpiry,
     ...(waitsForAnswers(row)
       ? { questionSet: row.request as QuestionSet }
-      : { action: { summary: row.request?.summary ?? row.toolName, args: row.request?.args } }),
+      : {
+          action: {
+            summary: row.request?.summary ?? row.toolName,
+            args: row.request?.args,
+            ...(schema !== undefined ? { schema } : {}),
+          },
+        }),
     ...(row.status === 'pending'
       ? {}
       : {
-          settled: {
-            by: row.answeredBy,
-            via: row.answeredVia,
-            at: row.settledAt?.toISO() ?? null,
-            outcome: row.outcome,
-          },
+          settled: { ...settlement(row), outcome: row.outcome },
         }),
   }
 }
@@ -93,17 +123,30 @@ export function runSummary(run: AgentRun): RunSummary {
     status: run.status,
     ownerId: run.ownerId,
     createdAt: run.createdAt?.toISO() ?? null,
+    finishedAt: run.finishedAt?.toISO() ?? null,
+    errorCode: run.errorCode ?? null,
   }
 }
 
 /**
+ * Who settled a row, through what and when, as recorded.
+ */
+export function settlement(row: ToolCall) {
+  return { by: row.answeredBy, via: row.answeredVia, at: row.settledAt?.toISO() ?? null }
+}
+
+/**
  * Cards grouped by run, groups in the order of their oldest row (rows are
- * expected oldest first).
+ * expected oldest first); `schemaOf` gives an approval's args schema.
  *
  * @example
  * groupByRun(rows, new Map(runs.map((run) => [run.id, run])))
  */
-export function groupByRun(rows: ToolCall[], runs: Map<string, AgentRun>): RunGroup[] {
+export function groupByRun(
+  rows: ToolCall[],
+  runs: Map<string, AgentRun>,
+  schemaOf?: (row: ToolCall, run: AgentRun | undefined) => Record<string, unknown> | null
+): RunGroup[] {
   const groups = new Map<string, RunGroup>()
   for (const row of rows) {
     const run = row.runId ? runs.get(row.runId) : undefined
@@ -114,7 +157,7 @@ export function groupByRun(rows: ToolCall[], runs: Map<string, AgentRun>): RunGr
       group = { run: run ? runSummary(run) : null, rows: [] }
       groups.set(key, group)
     }
-    group.rows.push(rowCard(row))
+    group.rows.push(rowCard(row, row.kind === 'action' ? schemaOf?.(row, run) : undefined))
   }
   return [...groups.values()]
 }

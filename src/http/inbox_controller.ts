@@ -1,12 +1,11 @@
 /*
- * The inbox over HTTP: the page (Inertia when the app has it, JSON for API
- * clients), a row's detail with its run's transcript, recently settled
- * rows, and the reply endpoint. It stays at the door: who is asking
- * (`access.identify`), what they may see (`access.authorize`, and
- * `access.scope` narrowing the listing), what the request says, then the
- * inbox or the runtime does the work. Every reply goes through
- * `inbox.settle`, so the web, the terminal and the API leave the same
- * audit trail.
+ * The inbox over HTTP: the page of pending rows (Inertia when the app has
+ * it, JSON for API clients), a row's detail with its run's transcript,
+ * recently settled rows, the reply endpoint and bulk decisions. It stays at
+ * the door (./visitor.ts: who is asking, what they may see, what the
+ * request says), then the inbox or the runtime does the work. Every reply
+ * goes through `inbox.settle` (or `settleEach`), so the web, the terminal
+ * and the API leave the same audit trail.
  *
  * Errors are not caught here: the package's HTTP-facing exceptions
  * (../errors.ts) render themselves when the app's exception handler calls
@@ -14,131 +13,117 @@
  */
 
 import type { HttpContext } from '@adonisjs/core/http'
-import { E_FORBIDDEN, E_NOT_FOUND, HttpFacingException, InvalidQueryException } from '../errors.ts'
+import { HttpFacingException, InvalidReplyException } from '../errors.ts'
 import { AgentRun } from '../persistence/models/agent_run.ts'
-import { isRowId, type ToolCall } from '../persistence/models/tool_call.ts'
-import { MAX_PAGE_SIZE, type InboxQuery } from '../inbox/list.ts'
-import type { Agents } from '../runtime/agents.ts'
-import type { InboxAccess } from './access.ts'
-import { groupByRun, rowCard, runSummary, type ReplyFeedback } from './cards.ts'
+import { isRowId } from '../persistence/models/tool_call.ts'
+import debug from '../debug.ts'
+import {
+  groupByRun,
+  rowCard,
+  runSummary,
+  settlement,
+  type BulkResult,
+  type ReplyFeedback,
+  type RunSummary,
+} from './cards.ts'
+import {
+  authorizedRow,
+  authorizedRows,
+  channelOf,
+  feedbackPeople,
+  inboxUrl,
+  pageParams,
+  peopleOf,
+  replyFeedback,
+  visitorOf,
+  wantsPage,
+  type InertiaContext,
+  type Visitor,
+} from './visitor.ts'
 
 /** The Inertia page the app receives as a stub */
 export const INBOX_PAGE = 'agent_inbox/index'
 
-type InertiaContext = HttpContext & {
-  inertia?: { render(page: string, props: Record<string, unknown>): unknown }
-  session?: {
-    flash(key: string, value: unknown): void
-    flashMessages: { get(key: string, defaultValue?: unknown): unknown }
+/**
+ * The header the inbox page names the runs of its just-settled cards in,
+ * to learn their status on each reload (the pending listing no longer
+ * holds them).
+ */
+export const WATCHED_RUNS_HEADER = 'x-agent-inbox-runs'
+
+/** How many runs a page may watch */
+const MAX_WATCHED = 50
+
+/** Rows one bulk decision may settle */
+export const MAX_BULK_ROWS = 100
+
+/**
+ * The runs the page watches (WATCHED_RUNS_HEADER) that the visitor may
+ * see (`access.scopeRuns`), by id: one query.
+ */
+async function watchedRuns(ctx: HttpContext, { access, person }: Visitor) {
+  const header = ctx.request.header(WATCHED_RUNS_HEADER) ?? ''
+  const ids = [...new Set(header.split(',').map((id) => id.trim()))].filter(isRowId)
+  if (ids.length === 0) return {}
+  const query = AgentRun.query().whereIn('id', ids.slice(0, MAX_WATCHED))
+  await access.scopeRuns(query, ctx, person)
+  const runs = await query
+  return Object.fromEntries(runs.map((run) => [run.id, runSummary(run)]))
+}
+
+/**
+ * The row ids of a bulk decision's body (`rowIds`), each once, or
+ * E_INVALID_REPLY.
+ */
+function bulkRowIds(ids: unknown): string[] {
+  if (
+    !Array.isArray(ids) ||
+    ids.length === 0 ||
+    ids.length > MAX_BULK_ROWS ||
+    ids.some((id) => typeof id !== 'string')
+  ) {
+    throw new InvalidReplyException([
+      { path: 'rowIds', message: `must list from 1 to ${MAX_BULK_ROWS} row ids` },
+    ])
   }
-}
-
-/**
- * What the last reply from the page flashed (this controller on success,
- * the error rendering itself on failure), for the page's `feedback` prop.
- * Read here rather than shared by the app's Inertia middleware, so the page
- * works in an app exactly as `configure` leaves it.
- */
-function replyFeedback(ctx: InertiaContext): ReplyFeedback | null {
-  const flashed = ctx.session?.flashMessages.get(HttpFacingException.replyFlashKey, null)
-  return flashed && typeof flashed === 'object' ? (flashed as ReplyFeedback) : null
-}
-
-/** Who is at the door, and what they reach the inbox with */
-type Visitor = { agents: Agents; access: InboxAccess; person: string }
-
-/**
- * The channel a reply came through, recorded as `answered_via`. It is read
- * from what sends it, not from what it accepts: the inbox page posts its
- * replies as Inertia visits (`x-inertia`), so those are `web`; any other
- * client of these routes is the JSON API, `api`, even one that prefers HTML.
- */
-function channelOf(ctx: HttpContext): 'web' | 'api' {
-  return ctx.request.header('x-inertia') ? 'web' : 'api'
-}
-
-/**
- * Inertia visits and browsers get the page; everyone else JSON.
- */
-function wantsPage(ctx: InertiaContext): boolean {
-  if (!ctx.inertia) return false
-  if (ctx.request.header('x-inertia')) return true
-  return ctx.request.accepts(['json', 'html']) === 'html'
-}
-
-/**
- * The paging parameters of a listing's query string: `limit`, a whole
- * number from 1 to MAX_PAGE_SIZE, and `cursor`, the `next` of the previous
- * page. Anything else is refused with E_INVALID_QUERY rather than read as
- * a default.
- */
-function pageParams(ctx: HttpContext): Pick<InboxQuery, 'limit' | 'cursor'> {
-  const { limit, cursor } = ctx.request.qs()
-  const errors: { field: string; message: string }[] = []
-  const size = typeof limit === 'string' && /^\d+$/.test(limit) ? Number(limit) : Number.NaN
-  if (limit !== undefined && !(size >= 1 && size <= MAX_PAGE_SIZE)) {
-    errors.push({ field: 'limit', message: `Give a whole number from 1 to ${MAX_PAGE_SIZE}` })
-  }
-  if (cursor !== undefined && typeof cursor !== 'string') {
-    errors.push({ field: 'cursor', message: 'Give one cursor, the "next" of the previous page' })
-  }
-  if (errors.length > 0) throw new InvalidQueryException(errors)
-  return { limit: limit === undefined ? undefined : size, cursor: cursor || null }
+  return [...new Set(ids as string[])]
 }
 
 export default class InboxController {
   /**
-   * The runtime, the access hooks and the signed-in person; E_FORBIDDEN
-   * for a guest.
+   * Pending rows the person may settle, oldest first, grouped by run, a
+   * page at a time (`?limit=`, and `?cursor=` takes the `next` of the
+   * previous page), each approval with the JSON Schema of its args; the
+   * runs the page watches; and the names of the people shown.
    */
-  async #visitor(ctx: HttpContext): Promise<Visitor> {
-    const access = await ctx.containerResolver.make('agents.access')
-    const person = await access.identify(ctx)
-    if (!person) throw new E_FORBIDDEN()
-    return { agents: await ctx.containerResolver.make('agents.runtime'), access, person }
-  }
-
-  /**
-   * A row the visitor may see, or E_NOT_FOUND / E_FORBIDDEN.
-   */
-  async #row(ctx: HttpContext, { agents, access, person }: Visitor): Promise<ToolCall> {
-    // Row ids are UUIDs: anything else (a NUL byte, a megabyte) is no row, never a query
-    const id: unknown = ctx.params.id
-    if (!isRowId(id)) throw new E_NOT_FOUND(['No row with that id: row ids are UUIDs'])
-    const row = await agents.inbox.find(id)
-    if (!row) throw new E_NOT_FOUND([`No row ${id}`])
-    if (!(await access.authorize(ctx, row, person))) throw new E_FORBIDDEN()
-    return row
-  }
-
-  /**
-   * One page of the rows the visitor may see, through the access scope.
-   */
-  #page(ctx: HttpContext, { agents, access, person }: Visitor, status: InboxQuery['status']) {
-    return agents.inbox.list({
-      status,
+  async index(ctx: InertiaContext) {
+    const visitor = await visitorOf(ctx)
+    const { agents, access, person } = visitor
+    const { rows, next } = await agents.inbox.list({
+      status: 'pending',
       narrow: (query) => access.scope(query, ctx, person),
       ...pageParams(ctx),
     })
-  }
-
-  /**
-   * Pending rows the person may settle, oldest first, grouped by run, a
-   * page at a time (`?limit=`, and `?cursor=` takes the `next` of the
-   * previous page).
-   */
-  async index(ctx: InertiaContext) {
-    const visitor = await this.#visitor(ctx)
-    const { rows, next } = await this.#page(ctx, visitor, 'pending')
     const runIds = rows.flatMap((row) => (row.runId ? [row.runId] : []))
-    const runs = await AgentRun.query().whereIn('id', runIds)
-    const listing = {
-      person: visitor.person,
-      groups: groupByRun(rows, new Map(runs.map((run) => [run.id, run]))),
-      next,
-    }
-    if (!wantsPage(ctx)) return listing
-    return ctx.inertia!.render(INBOX_PAGE, { ...listing, feedback: replyFeedback(ctx) })
+    const runs = runIds.length ? await AgentRun.query().whereIn('id', runIds) : []
+    const groups = groupByRun(rows, new Map(runs.map((run) => [run.id, run])), (row, run) =>
+      agents.inputSchema(run?.agent, row.toolName)
+    )
+    const watched: Record<string, RunSummary> = await watchedRuns(ctx, visitor)
+    const page = wantsPage(ctx)
+    const feedback = page ? replyFeedback(ctx) : null
+    const people = await peopleOf(ctx, visitor, [
+      ...groups.map((group) => group.run?.ownerId),
+      ...Object.values(watched).map((run) => run.ownerId),
+      ...feedbackPeople(feedback),
+    ])
+    const listing = { person, groups, next, runs: watched, people }
+    if (!page) return listing
+    return ctx.inertia!.render(INBOX_PAGE, {
+      ...listing,
+      feedback,
+      inboxUrl: await inboxUrl(ctx),
+    })
   }
 
   /**
@@ -146,8 +131,13 @@ export default class InboxController {
    * a time.
    */
   async settled(ctx: HttpContext) {
-    const { rows, next } = await this.#page(ctx, await this.#visitor(ctx), 'settled')
-    return { rows: rows.map(rowCard), next }
+    const { agents, access, person } = await visitorOf(ctx)
+    const { rows, next } = await agents.inbox.list({
+      status: 'settled',
+      narrow: (query) => access.scope(query, ctx, person),
+      ...pageParams(ctx),
+    })
+    return { rows: rows.map((row) => rowCard(row)), next }
   }
 
   /**
@@ -155,29 +145,37 @@ export default class InboxController {
    * and who settled what, via what, when.
    */
   async show(ctx: HttpContext) {
-    const visitor = await this.#visitor(ctx)
-    const row = await this.#row(ctx, visitor)
+    const visitor = await visitorOf(ctx)
+    const row = await authorizedRow(ctx, visitor)
+    const card = rowCard(row)
     // A wait opened outside the runtime has no run to tell
-    if (!row.runId) return { row: rowCard(row), run: null, rows: [rowCard(row)], journal: [] }
+    if (!row.runId) {
+      const people = await peopleOf(ctx, visitor, [row.ownerId, row.answeredBy])
+      return { row: card, run: null, rows: [card], journal: [], people }
+    }
     const { run, rows, journal } = await visitor.agents.transcript(row.runId)
+    const people = await peopleOf(ctx, visitor, [
+      run.ownerId,
+      ...rows.map((item) => item.answeredBy),
+    ])
     return {
-      row: rowCard(row),
+      row: card,
       run: {
         ...runSummary(run),
         result: run.result,
-        errorCode: run.errorCode,
         error: run.error,
         // A drive that failed (the run is resumed by the periodic recovery)
         lastError: run.lastError,
         lastErrorAt: run.lastErrorAt?.toISO() ?? null,
       },
-      rows: rows.map(rowCard),
+      rows: rows.map((item) => rowCard(item)),
       journal: journal.map((entry) => ({
         sequence: entry.sequence,
         kind: entry.kind,
         payload: entry.payload,
         createdAt: entry.createdAt?.toISO() ?? null,
       })),
+      people,
     }
   }
 
@@ -185,25 +183,56 @@ export default class InboxController {
    * Settles a row with the request body as the reply.
    */
   async reply(ctx: InertiaContext) {
-    const visitor = await this.#visitor(ctx)
-    const row = await this.#row(ctx, visitor)
+    const visitor = await visitorOf(ctx)
+    const row = await authorizedRow(ctx, visitor)
     const settled = await visitor.agents.inbox.settle(row, ctx.request.body(), {
       by: visitor.person,
       via: channelOf(ctx),
     })
     if (wantsPage(ctx)) {
       // The page shows who settled the row, via what and when, as recorded
-      const feedback: ReplyFeedback = {
-        rowId: settled.id,
-        settled: {
-          by: settled.answeredBy,
-          via: settled.answeredVia,
-          at: settled.settledAt?.toISO() ?? null,
-        },
-      }
+      const feedback: ReplyFeedback = { rowId: settled.id, settled: settlement(settled) }
       ctx.session?.flash(HttpFacingException.replyFlashKey, feedback)
       return ctx.response.redirect().back()
     }
     return { row: rowCard(settled) }
+  }
+
+  /**
+   * Settles several rows with one reply: `{ rowIds, ...reply }`, where the
+   * reply approves, rejects (one reason for all), confirms every default
+   * (`answers: {}`) or skips. Each row is settled by its own conditional
+   * update; the answer lists what became of each, in order (a 409 for a
+   * row someone settled first, a 403/404 for one the person may not
+   * see), and each run resumes once.
+   */
+  async bulk(ctx: InertiaContext) {
+    const visitor = await visitorOf(ctx)
+    const { rowIds, ...reply } = ctx.request.body()
+    const ids = bulkRowIds(rowIds)
+    const { allowed, refused } = await authorizedRows(ctx, visitor, ids)
+    const settled = await visitor.agents.inbox.settleEach([...allowed.values()], reply, {
+      by: visitor.person,
+      via: channelOf(ctx),
+    })
+    const outcomes = new Map(settled.map((outcome) => [outcome.rowId, outcome]))
+    const results: BulkResult[] = ids.map((rowId) => {
+      const outcome = outcomes.get(rowId)
+      if (outcome && 'row' in outcome) return { rowId, settled: settlement(outcome.row) }
+      const error = refused.get(rowId) ?? outcome?.error
+      if (error instanceof HttpFacingException) return { rowId, error: error.responseBody() }
+      debug('bulk settle of row %s failed %O', rowId, error)
+      ctx.logger.error({ err: error, rowId }, 'agent inbox: a bulk decision failed on a row')
+      return {
+        rowId,
+        error: { status: 500, code: 'E_SETTLE_FAILED', message: 'Not settled: try again' },
+      }
+    })
+    if (wantsPage(ctx)) {
+      const feedback: ReplyFeedback = { rowId: null, bulk: results }
+      ctx.session?.flash(HttpFacingException.replyFlashKey, feedback)
+      return ctx.response.redirect().back()
+    }
+    return { results }
   }
 }

@@ -4,10 +4,10 @@
  * and nothing here imports Transmit itself (it arrives from the container,
  * typed by the small part used below).
  *
- * Every row event of a run owned by someone is broadcast on that person's
- * channel, `agent_inbox/<ownerId>`, as a small message saying what changed
- * (never the row's content: the page reloads its rows through the inbox's
- * own authorized endpoint). A person may subscribe to their own channel
+ * Every row event and every status change of a run owned by someone is
+ * broadcast on that person's channel, `agent_inbox/<ownerId>`, as a small
+ * message saying what changed (never a row's content: the page reloads its
+ * rows and runs through the inbox's own authorized endpoints). A person may subscribe to their own channel
  * only, as the inbox's `identify` hook sees them. People other than the
  * owner who may settle the rows (admins) are told on their own channels
  * through the `alsoNotify` hook: no shared channel to authorize.
@@ -15,6 +15,7 @@
 
 import type { HttpContext } from '@adonisjs/core/http'
 import type { AgentEvents } from '../events.ts'
+import type { RunStatus } from '../persistence/models/agent_run.ts'
 import debug from '../debug.ts'
 import { resolveAccess, type InboxAccess } from './access.ts'
 import { liveChannel } from '../questions/client.ts'
@@ -23,12 +24,27 @@ import { liveChannel } from '../questions/client.ts'
 export const LIVE_CHANNEL = 'agent_inbox/:person'
 
 /**
- * What subscribers receive. `run:cancelled` tells that a run's pending rows
- * were cancelled with it (no row event is emitted for them).
+ * What subscribers receive. `run:status` tells a run moved (`running` once a
+ * settle or a recovery resumes it); a `cancelled` one also says that its
+ * pending rows were cancelled with it (no row event is emitted for them).
  */
 export type LiveMessage =
   | { type: 'row:created' | 'row:settled'; rowId: string; runId: string | null }
-  | { type: 'run:cancelled'; runId: string }
+  | { type: 'run:status'; runId: string; status: RunStatus }
+
+/**
+ * The run events broadcast as `run:status`, with the status each one
+ * announces. `resumed` is sent before a driver takes the run (the row still
+ * says `waiting`): it announces the drive to come.
+ */
+const RUN_EVENTS = {
+  'agents:run:started': 'queued',
+  'agents:run:resumed': 'running',
+  'agents:run:waiting': 'waiting',
+  'agents:run:completed': 'completed',
+  'agents:run:failed': 'failed',
+  'agents:run:cancelled': 'cancelled',
+} as const satisfies Partial<Record<keyof AgentEvents, RunStatus>>
 
 /**
  * `live` in config/agents.ts, when not just `true`.
@@ -88,8 +104,8 @@ export function authorizeLiveChannels(transmit: LiveTransmit, access: Partial<In
 }
 
 /**
- * Broadcasts row events on their owner's channel (and those `alsoNotify`
- * names) until `stop()` is called, at the app's shutdown. A failing
+ * Broadcasts row events and run status changes on their owner's channel
+ * (and those `alsoNotify` names) until `stop()` is called, at the app's shutdown. A failing
  * broadcast is logged with `NODE_DEBUG` and never fails or holds up the run
  * that emitted the event.
  */
@@ -127,8 +143,10 @@ export function broadcastRowEvents(
     emitter.on('agents:row:settled', ({ row }) =>
       send(row.ownerId, { type: 'row:settled', rowId: row.id, runId: row.runId })
     ),
-    emitter.on('agents:run:cancelled', ({ run }) =>
-      send(run.ownerId, { type: 'run:cancelled', runId: run.id })
+    ...Object.entries(RUN_EVENTS).map(([event, status]) =>
+      emitter.on(event as keyof typeof RUN_EVENTS, ({ run }) =>
+        send(run.ownerId, { type: 'run:status', runId: run.id, status })
+      )
     ),
   ]
 

@@ -15,8 +15,9 @@ export type InboxRoutesOptions = {
 }
 
 /**
- * Registers the inbox page, a row's detail, recently settled rows and the
- * reply endpoint, as named routes `agent_inbox.*`.
+ * Registers the inbox page, a row's detail, recently settled rows, the
+ * reply and bulk-decision endpoints, the history and a run's page, as
+ * named routes `agent_inbox.*`.
  *
  * @example
  * // start/routes.ts
@@ -25,11 +26,15 @@ export type InboxRoutesOptions = {
 export function registerInboxRoutes(router: HttpRouterService, options: InboxRoutesOptions = {}) {
   const prefix = (options.prefix ?? '/inbox').replace(/\/$/, '')
   const controller = () => import('./inbox_controller.ts')
+  const runs = () => import('./runs_controller.ts')
   const routes = [
     router.get(prefix || '/', [controller, 'index']).as('agent_inbox.index'),
     router.get(`${prefix}/settled`, [controller, 'settled']).as('agent_inbox.settled'),
     router.get(`${prefix}/rows/:id`, [controller, 'show']).as('agent_inbox.rows.show'),
     router.post(`${prefix}/rows/:id/reply`, [controller, 'reply']).as('agent_inbox.rows.reply'),
+    router.post(`${prefix}/bulk`, [controller, 'bulk']).as('agent_inbox.bulk'),
+    router.get(`${prefix}/history`, [runs, 'history']).as('agent_inbox.history'),
+    router.get(`${prefix}/runs/:id`, [runs, 'show']).as('agent_inbox.runs.show'),
   ]
   for (const route of routes) options.modifier?.(route)
   return routes

@@ -14,7 +14,9 @@
 import { DateTime } from 'luxon'
 import type { EventSink } from '../events.ts'
 import { isRowId, ToolCall } from '../persistence/models/tool_call.ts'
+import { InvalidReplyException } from '../errors.ts'
 import { questionSetFingerprint } from '../questions/memory.ts'
+import { sharedReplyIssues } from '../questions/reply.ts'
 import type { ExpiryPolicy } from '../questions/settle.ts'
 import type { QuestionOutcome } from '../questions/types.ts'
 import { hashArgs } from './args_hash.ts'
@@ -26,8 +28,12 @@ import type { WaitRequest } from './wait.ts'
 import type { ExpiryOptions } from './expiry.ts'
 
 export type InboxOptions = RowSettlerOptions & {
-  /** Called after a row is settled and committed: the runtime resumes its run here */
-  onSettled?: (row: ToolCall) => void | Promise<void>
+  /**
+   * Called with the rows a settle call won, once committed (one row, or
+   * several from `settleEach`): the runtime resumes their runs here, each
+   * run once.
+   */
+  onSettled?: (rows: ToolCall[]) => void | Promise<void>
   /** Receives `agents:row:created` for every row opened pending */
   events?: EventSink
 }
@@ -48,6 +54,12 @@ export type OpenOptions = {
   /** The row's sequence, when the caller holds the run and knows it */
   sequence?: number
 }
+
+/**
+ * What became of one row of `settleEach`: the row as settled, or the error
+ * its reply met (the errors `settle` raises).
+ */
+export type SettleResult = { rowId: string; row: ToolCall } | { rowId: string; error: unknown }
 
 /**
  * How a sweep goes: its batch size, and what to do after each batch.
@@ -200,8 +212,43 @@ export class Inbox {
     options: SettleOptions
   ): Promise<ToolCall> {
     const row = await this.#settler.settle(rowOrId, reply, options)
-    await this.#onSettled?.(row)
+    await this.#onSettled?.([row])
     return row
+  }
+
+  /**
+   * Settles several rows with the same reply (approve these, reject these
+   * with one reason, confirm these on their defaults), each by its own
+   * conditional update: a row someone else settled first, or that the
+   * reply does not fit, is reported and the others go on. Returns a
+   * result per row, in order; `onSettled` hears the rows won at once, so
+   * each run resumes once however many of its rows were settled. A reply
+   * that does not hold, or names answers or edited args (which belong to
+   * one row), is refused before any row is touched: E_INVALID_REPLY.
+   *
+   * @example
+   * const results = await inbox.settleEach([a.id, b.id], { approved: true }, { by: '1', via: 'web' })
+   */
+  async settleEach(
+    rows: (string | ToolCall)[],
+    reply: unknown,
+    options: SettleOptions
+  ): Promise<SettleResult[]> {
+    // One reply for all: it must hold, and hold for any row, before any row is touched
+    const issues = sharedReplyIssues(await this.#settler.parse(reply))
+    if (issues.length > 0) throw new InvalidReplyException(issues)
+    const results: SettleResult[] = []
+    for (const rowOrId of rows) {
+      const rowId = typeof rowOrId === 'string' ? rowOrId : rowOrId.id
+      try {
+        results.push({ rowId, row: await this.#settler.settle(rowOrId, reply, options) })
+      } catch (error) {
+        results.push({ rowId, error })
+      }
+    }
+    const won = results.flatMap((result) => ('row' in result ? [result.row] : []))
+    if (won.length > 0) await this.#onSettled?.(won)
+    return results
   }
 
   /**

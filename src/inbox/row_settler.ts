@@ -163,6 +163,14 @@ export class RowSettler {
   }
 
   /**
+   * Reads a reply strictly, as `settle` does (E_INVALID_REPLY otherwise),
+   * for a caller that checks it once before settling several rows with it.
+   */
+  parse(rawReply: unknown): Promise<Reply> {
+    return parseReply(rawReply, this.#options.limits)
+  }
+
+  /**
    * Settles a pending row by its `onExpiry` policy, with `answeredVia:
    * 'expiry'`. Returns false when the row was no longer pending (someone
    * answered first). For the `cancel` policy its run, unless finished, is

@@ -316,3 +316,23 @@ export function checkAnswers(
   }
   return issues
 }
+
+/**
+ * Why a reply cannot be sent to several rows at once (a bulk decision):
+ * edited args belong to one approval, and answers to one question set. A
+ * shared reply approves, rejects (one reason for all), confirms every
+ * default (`{ answers: {} }`) or skips.
+ *
+ * @example
+ * sharedReplyIssues({ approved: true, editedInput: {} }) // [{ path: 'editedInput', … }]
+ * sharedReplyIssues({ answers: {} }) // []
+ */
+export function sharedReplyIssues(reply: Reply): QuestionIssue[] {
+  if ('approved' in reply) {
+    if (reply.editedInput === undefined) return []
+    return [{ path: 'editedInput', message: 'edited args belong to one approval: edit its card' }]
+  }
+  if (Object.keys(reply.answers).length === 0) return []
+  const message = 'answers belong to one question set: send {} to confirm every default, or skip'
+  return [{ path: 'answers', message }]
+}

@@ -5,11 +5,10 @@
  */
 
 import { DateTime } from 'luxon'
-import { E_NOT_FOUND, E_NOT_RETRYABLE, InvalidReplyException } from '../errors.ts'
+import { E_NOT_FOUND, E_NOT_RETRYABLE } from '../errors.ts'
 import type { EventSink } from '../events.ts'
 import { Inbox } from '../inbox/inbox.ts'
 import type { DecisionSigner } from '../inbox/decision_signature.ts'
-import type { EditedInputValidator } from '../inbox/row_settler.ts'
 import { cancelRuns, type ExpiryBatch } from '../inbox/expiry.ts'
 import { AgentRun, isFinished } from '../persistence/models/agent_run.ts'
 import { JournalRow } from '../persistence/models/journal_row.ts'
@@ -22,6 +21,8 @@ import type { AgentDefinition } from './define_agent.ts'
 import { strandedRuns, waitingWithNothingPending } from './stranded.ts'
 import { InlineExecutor, type ExecutorLogger, type RunExecutor } from './executor.ts'
 import { journalRows } from './journal.ts'
+import { editedArgsValidator, inputSchemaOf } from './edited_args.ts'
+import { listRuns, type RunQuery } from './run_list.ts'
 import { RunDriver, type RunDriverOptions } from './run_driver.ts'
 
 export type AgentsOptions = {
@@ -88,8 +89,8 @@ export class Agents {
       limits: options.limits,
       signer: options.signer,
       events: options.events,
-      validateEditedInput: this.#validateEdit,
-      onSettled: (row) => this.#settled(row),
+      validateEditedInput: editedArgsValidator(this.definitions),
+      onSettled: (rows) => this.#settled(rows),
       onExpired: async (batch) => {
         await this.#expired(batch, true)
       },
@@ -129,6 +130,21 @@ export class Agents {
    */
   run(id: string): Promise<AgentRun | null> {
     return AgentRun.find(id)
+  }
+
+  /**
+   * One page of finished runs, newest first. See `RunQuery`.
+   */
+  runs(query: RunQuery = {}) {
+    return listRuns(query)
+  }
+
+  /**
+   * The JSON Schema of the args a row's tool takes, for a form that edits
+   * them; null when the tool is not (or no longer) defined.
+   */
+  inputSchema(agent: string | null | undefined, toolName: string) {
+    return inputSchemaOf(this.definitions, agent, toolName)
   }
 
   /**
@@ -294,41 +310,23 @@ export class Agents {
   }
 
   /**
-   * A settled row resumes its run; a wait opened outside the runtime has
-   * no run, and its opener reads the outcome from the row.
+   * Settled rows resume their runs, each run once however many of its rows
+   * one call settled; a wait opened outside the runtime has no run, and its
+   * opener reads the outcome from the row.
    */
-  async #settled(row: ToolCall) {
-    await this.#events?.emit('agents:row:settled', { row })
-    const runId = row.runId
-    if (!runId) return
-    this.#handOff(async () => {
-      // The run is read only for a listener (an emitter that cannot say is assumed to have one)
-      const events = this.#events
-      if (events && (events.hasListeners?.('agents:run:resumed') ?? true)) {
-        const run = await AgentRun.find(runId)
-        if (run) await events.emit('agents:run:resumed', { run })
-      }
-      await this.executor.resume(runId)
-    })
-  }
-
-  /**
-   * Edited args are checked against the tool's own Vine schema.
-   */
-  #validateEdit: EditedInputValidator = async (row, editedInput) => {
-    const run = row.runId ? await AgentRun.find(row.runId) : null
-    const definition = run && this.definitions.get(run.agent)?.tools.get(row.toolName)
-    if (!definition) {
-      throw new InvalidReplyException([
-        { path: 'editedInput', message: `tool "${row.toolName}" is no longer defined` },
-      ])
+  async #settled(rows: ToolCall[]) {
+    for (const row of rows) await this.#events?.emit('agents:row:settled', { row })
+    const runIds = new Set(rows.flatMap((row) => (row.runId ? [row.runId] : [])))
+    for (const runId of runIds) {
+      this.#handOff(async () => {
+        // The run is read only for a listener (an emitter that cannot say is assumed to have one)
+        const events = this.#events
+        if (events && (events.hasListeners?.('agents:run:resumed') ?? true)) {
+          const run = await AgentRun.find(runId)
+          if (run) await events.emit('agents:run:resumed', { run })
+        }
+        await this.executor.resume(runId)
+      })
     }
-    const checked = await definition.validate(editedInput)
-    if (!checked.ok) {
-      throw new InvalidReplyException(
-        checked.issues.map((issue) => ({ ...issue, path: `editedInput.${issue.path}` }))
-      )
-    }
-    return checked.value
   }
 }

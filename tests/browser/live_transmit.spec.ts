@@ -7,11 +7,10 @@
  */
 
 import { test } from '@japa/runner'
-import type { Group } from '@japa/runner/core'
-import type { Browser, Page } from 'playwright-core'
-import { createTestApp, dbName } from '../helpers/database.ts'
-import { startFixtureApp, type FixtureApp } from '../helpers/fixture_app.ts'
-import { eventually, launchBrowser, newSession, postJson, signIn } from '../helpers/browser.ts'
+import type { Page } from 'playwright-core'
+import { dbName } from '../helpers/database.ts'
+import { eventually, newSession, postJson, signIn } from '../helpers/browser.ts'
+import { browserFrameworks, useBrowserSuite } from '../helpers/inbox_browser.ts'
 import { AgentRun } from '../../src/persistence/models/agent_run.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 
@@ -22,40 +21,14 @@ const ADA = 1
 const DEFAULT_POLL_INTERVAL = 3000
 
 /**
- * The fixture app with `INBOX_LIVE` set, a Lucid reader on its database and
- * Chromium, for the group's tests.
- */
-function useFixture(group: Group, live: 'transmit' | 'poll') {
-  const suite = {} as { fixture: FixtureApp; browser: Browser }
-  group.setup(async () => {
-    const cleanups: (() => Promise<unknown>)[] = []
-    const cleanup = async () => {
-      for (const step of cleanups.reverse()) await step()
-    }
-    try {
-      suite.fixture = await startFixtureApp({ env: { INBOX_LIVE: live } })
-      cleanups.push(() => suite.fixture.stop())
-      const reader = await createTestApp({ migrate: false })
-      cleanups.push(() => reader.terminate())
-      suite.browser = await launchBrowser()
-      cleanups.push(() => suite.browser.close())
-    } catch (error) {
-      await cleanup()
-      throw error
-    }
-    return cleanup
-  })
-  return suite
-}
-
-/**
  * Counts the page's partial reloads of its rows (Inertia's `only: ['groups']`),
  * whether polling or Transmit asked for them.
  */
 function countRowReloads(page: Page): () => number {
   let count = 0
   page.on('request', (request) => {
-    if (request.headers()['x-inertia-partial-data'] === 'groups') count += 1
+    const partial = request.headers()['x-inertia-partial-data'] ?? ''
+    if (partial.split(',').includes('groups')) count += 1
   })
   return () => count
 }
@@ -76,87 +49,92 @@ async function receivedBy(runId: string) {
   return (run.result as { text: string }).text
 }
 
-test.group(`Live inbox | Transmit | ${dbName()}`, (group) => {
-  const suite = useFixture(group, 'transmit')
+for (const framework of browserFrameworks()) {
+  test.group(`Live inbox | Transmit | ${framework} | ${dbName()}`, (group) => {
+    const suite = useBrowserSuite(group, framework, { INBOX_LIVE: 'transmit' })
 
-  test('rows created and settled elsewhere show on the open page through Transmit, not polling', async ({
-    assert,
-    cleanup,
-  }) => {
-    const session = await newSession(suite.browser, suite.fixture.baseUrl)
-    cleanup(() => session.close())
-    const page = await session.newPage()
-    await signIn(page, ADA)
+    test('rows created and settled elsewhere show on the open page through Transmit, not polling', async ({
+      assert,
+      cleanup,
+    }) => {
+      const session = await newSession(suite.browser, suite.fixture.baseUrl)
+      cleanup(() => session.close())
+      const page = await session.newPage()
+      await signIn(page, ADA)
 
-    const main = page.locator('main.agent-inbox')
-    await page.locator('main[data-live="transmit"]').waitFor()
-    assert.equal(await page.locator('.ai-live').innerText(), 'Live')
+      const main = page.locator('main.agent-inbox')
+      await page.locator('main[data-live="transmit"]').waitFor()
+      assert.equal(await page.locator('.ai-live').innerText(), 'Live')
 
-    // Subscribed, the page does not poll: no reload for longer than a poll interval
-    // (counted from just after the one look it takes once subscribed)
-    await page.waitForTimeout(500)
-    const reloads = countRowReloads(page)
-    let loads = 0
-    page.on('load', () => (loads += 1))
-    await page.waitForTimeout(DEFAULT_POLL_INTERVAL + 1000)
-    assert.equal(reloads(), 0, 'the page polled while subscribed')
+      // Subscribed, the page does not poll: no reload for longer than a poll interval
+      // (counted from just after the one look it takes once subscribed)
+      await page.waitForTimeout(500)
+      const reloads = countRowReloads(page)
+      let loads = 0
+      page.on('load', () => (loads += 1))
+      await page.waitForTimeout(DEFAULT_POLL_INTERVAL + 1000)
+      assert.equal(reloads(), 0, 'the page polled while subscribed')
 
-    // A run started outside the page: its row arrives with the broadcast
-    const { run } = await postJson(page, '/runs', { agent: 'planner', input: 'Plan billing' })
-    const asked = await pendingRow(run.id)
-    const card = page.locator(`[data-row-id="${asked.id}"]`)
-    await card.waitFor({ timeout: 5000 })
-    assert.equal(await card.getAttribute('data-status'), 'pending')
-    assert.isAtLeast(reloads(), 1)
-    assert.equal(await main.getAttribute('data-live'), 'transmit')
+      // A run started outside the page: its row arrives with the broadcast
+      const { run } = await postJson(page, '/runs', { agent: 'planner', input: 'Plan billing' })
+      const asked = await pendingRow(run.id)
+      const card = page.locator(`[data-row-id="${asked.id}"]`)
+      await card.waitFor({ timeout: 5000 })
+      assert.equal(await card.getAttribute('data-status'), 'pending')
+      assert.isAtLeast(reloads(), 1)
+      assert.equal(await main.getAttribute('data-live'), 'transmit')
 
-    // Settled from elsewhere (another tab's request): the card leaves the open page
-    const reloadsBefore = reloads()
-    await postJson(page, `/inbox/rows/${asked.id}/reply`, { answers: { db: ['sqlite'] } })
-    await card.waitFor({ state: 'detached', timeout: 5000 })
-    assert.isAbove(reloads(), reloadsBefore)
-    assert.equal(loads, 0, 'the page reloaded as a whole')
+      // Settled from elsewhere (another tab's request): the card leaves the open page
+      const reloadsBefore = reloads()
+      await postJson(page, `/inbox/rows/${asked.id}/reply`, { answers: { db: ['sqlite'] } })
+      await card.waitFor({ state: 'detached', timeout: 5000 })
+      assert.isAbove(reloads(), reloadsBefore)
+      assert.equal(loads, 0, 'the page reloaded as a whole')
 
-    const settled = await ToolCall.findOrFail(asked.id)
-    assert.equal(settled.answeredBy, String(ADA))
-    const received = await receivedBy(run.id)
-    assert.include(received, 'Which database should it use?\n   Answer: SQLite')
-    assert.include(received, 'How many replicas?\n   Answer: "2"')
-  })
-})
-
-test.group(`Live inbox | polling | ${dbName()}`, (group) => {
-  const suite = useFixture(group, 'poll')
-
-  test('without Transmit the page polls, and a new run shows up', async ({ assert, cleanup }) => {
-    const session = await newSession(suite.browser, suite.fixture.baseUrl)
-    cleanup(() => session.close())
-    const page = await session.newPage()
-    const streams: number[] = []
-    page.on('response', (response) => {
-      if (new URL(response.url()).pathname === '/__transmit/events') streams.push(response.status())
+      const settled = await ToolCall.findOrFail(asked.id)
+      assert.equal(settled.answeredBy, String(ADA))
+      const received = await receivedBy(run.id)
+      assert.include(received, 'Which database should it use?\n   Answer: SQLite')
+      assert.include(received, 'How many replicas?\n   Answer: "2"')
     })
-    await signIn(page, ADA)
-
-    await page.locator('main[data-live="polling"]').waitFor()
-    assert.equal(await page.locator('.ai-live').innerText(), 'Checking for new rows')
-    const reloads = countRowReloads(page)
-
-    const { run } = await postJson(page, '/runs', { agent: 'planner', input: 'Plan search' })
-    const asked = await pendingRow(run.id)
-    const card = page.locator(`[data-row-id="${asked.id}"]`)
-    await card.waitFor({ timeout: DEFAULT_POLL_INTERVAL * 3 })
-    assert.isAtLeast(reloads(), 1)
-    // The bundled client tried once, found no Transmit routes and gave up
-    assert.deepEqual(streams, [404])
-    assert.equal(await page.locator('main').getAttribute('data-live'), 'polling')
-
-    await card.getByRole('button', { name: 'Confirm' }).click()
-    await page
-      .locator(`[data-row-id="${asked.id}"][data-status="settled"]`)
-      .getByText('Settled by')
-      .waitFor()
-    const received = await receivedBy(run.id)
-    assert.include(received, 'Which database should it use?\n   Answer: PostgreSQL')
   })
-})
+}
+
+for (const framework of browserFrameworks()) {
+  test.group(`Live inbox | polling | ${framework} | ${dbName()}`, (group) => {
+    const suite = useBrowserSuite(group, framework, { INBOX_LIVE: 'poll' })
+
+    test('without Transmit the page polls, and a new run shows up', async ({ assert, cleanup }) => {
+      const session = await newSession(suite.browser, suite.fixture.baseUrl)
+      cleanup(() => session.close())
+      const page = await session.newPage()
+      const streams: number[] = []
+      page.on('response', (response) => {
+        if (new URL(response.url()).pathname === '/__transmit/events')
+          streams.push(response.status())
+      })
+      await signIn(page, ADA)
+
+      await page.locator('main[data-live="polling"]').waitFor()
+      assert.equal(await page.locator('.ai-live').innerText(), 'Checking for new rows')
+      const reloads = countRowReloads(page)
+
+      const { run } = await postJson(page, '/runs', { agent: 'planner', input: 'Plan search' })
+      const asked = await pendingRow(run.id)
+      const card = page.locator(`[data-row-id="${asked.id}"]`)
+      await card.waitFor({ timeout: DEFAULT_POLL_INTERVAL * 3 })
+      assert.isAtLeast(reloads(), 1)
+      // The bundled client tried once, found no Transmit routes and gave up
+      assert.deepEqual(streams, [404])
+      assert.equal(await page.locator('main').getAttribute('data-live'), 'polling')
+
+      await card.getByRole('button', { name: 'Confirm' }).click()
+      await page
+        .locator(`[data-row-id="${asked.id}"][data-status="settled"]`)
+        .getByText('Settled by')
+        .waitFor()
+      const received = await receivedBy(run.id)
+      assert.include(received, 'Which database should it use?\n   Answer: PostgreSQL')
+    })
+  })
+}

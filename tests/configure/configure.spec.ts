@@ -14,19 +14,32 @@ import { readdir } from 'node:fs/promises'
 const PACKAGE = new URL('../../index.ts', import.meta.url).href
 /** The page's cards, hooks, state and styles, as the package ships them */
 const PAGE_PARTS = new URL('../../stubs/inertia/agent_inbox/', import.meta.url)
+const REACT_PARTS = new URL('../../stubs/inertia/react/agent_inbox/', import.meta.url)
+const VUE_PARTS = new URL('../../stubs/inertia/vue/agent_inbox/', import.meta.url)
+const FRAMEWORK_PROMPT = 'Which Inertia framework should the inbox pages use?'
 const INERTIA = '@adonisjs/inertia/inertia_provider'
 const AUTH = '@adonisjs/auth/auth_provider'
 const PAGE_PROMPT =
   'This app has no @adonisjs/inertia. Publish the inbox page anyway? (the JSON API works without it)'
 
 /**
- * A minimal app tree, booted, with ace ready to run `configure`.
+ * A minimal app tree, booted, with ace ready to run `configure`. An app with
+ * Inertia has the React client in its package.json unless `dependencies`
+ * say otherwise.
  */
-async function setupApp(fs: FileSystem, providers: string[] = []) {
+async function setupApp(
+  fs: FileSystem,
+  providers: string[] = [],
+  dependencies: Record<string, string> = providers.includes(INERTIA)
+    ? { '@inertiajs/react': '^3.0.0' }
+    : {},
+  rcLines = ''
+) {
   await fs.createJson('tsconfig.json', {})
+  await fs.createJson('package.json', { name: 'app', dependencies })
   await fs.create(
     'adonisrc.ts',
-    `export default defineConfig({
+    `export default defineConfig({${rcLines}
   providers: [${providers.map((p) => `() => import('${p}')`).join(', ')}],
 })`
   )
@@ -96,16 +109,16 @@ test.group('Configure', (group) => {
       `() => import('#start/agent_inbox')`,
     ])
     await assert.fileContains('start/agent_inbox.ts', 'registerInboxRoutes(router)')
-    // The page alone under inertia/pages/ (every file there is a page), its parts beside it
+    // The pages alone under inertia/pages/ (every file there is a page), their parts beside them
     const page = await fs.readDir('inertia/pages/agent_inbox')
-    assert.deepEqual(
+    assert.sameMembers(
       page.map((file) => file.basename),
-      ['index.tsx']
+      ['index.tsx', 'run.tsx', 'history.tsx']
     )
     const parts = await fs.readDir('inertia/agent_inbox')
     assert.sameMembers(
       parts.map((file) => file.basename),
-      await readdir(PAGE_PARTS)
+      [...(await readdir(PAGE_PARTS)), ...(await readdir(REACT_PARTS))]
     )
     assert.includeMembers(
       parts.map((file) => file.basename),
@@ -201,6 +214,8 @@ test.group('Configure', (group) => {
 
     const accepted = await ace.create(Configure, [PACKAGE])
     accepted.prompt.trap(PAGE_PROMPT).accept()
+    // No Inertia client in its package.json either: which pages is asked too
+    accepted.prompt.trap(FRAMEWORK_PROMPT).chooseOption(0)
     await withStdinTTY(true, () => accepted.exec())
     await assert.fileExists('inertia/pages/agent_inbox/index.tsx')
   })
@@ -272,8 +287,91 @@ test.group('Configure', (group) => {
     await assert.fileNotExists('inertia/pages/agent_inbox/index.tsx')
 
     const bare = await setupApp(fs)
-    const withPage = await bare.create(Configure, [PACKAGE, '--page'])
+    const withPage = await bare.create(Configure, [PACKAGE, '--page', '--framework=react'])
     await withPage.exec()
     await assert.fileExists('inertia/agent_inbox/form_state.ts')
+  })
+
+  test('--framework=vue publishes the Vue pages, their parts and the shared ones', async ({
+    assert,
+    fs,
+  }) => {
+    const ace = await setupApp(fs, [INERTIA])
+    const command = await ace.create(Configure, [PACKAGE, '--framework=vue'])
+    await command.exec()
+    assert.equal(command.exitCode, 0)
+    const pages = await fs.readDir('inertia/pages/agent_inbox')
+    assert.sameMembers(
+      pages.map((file) => file.basename),
+      ['index.vue', 'run.vue', 'history.vue']
+    )
+    const parts = await fs.readDir('inertia/agent_inbox')
+    assert.sameMembers(
+      parts.map((file) => file.basename),
+      [...(await readdir(PAGE_PARTS)), ...(await readdir(VUE_PARTS))]
+    )
+    assert.notInclude(
+      parts.map((file) => file.basename),
+      'approval_card.tsx'
+    )
+    await assert.fileContains('inertia/pages/agent_inbox/index.vue', `from '@inertiajs/vue3'`)
+    await assert.fileContains('inertia/agent_inbox/schema_form.ts', 'export function argsForm')
+  })
+
+  test("the app's Inertia client decides; with neither or both it is asked", async ({
+    assert,
+    fs,
+  }) => {
+    const vue = await setupApp(fs, [INERTIA], { '@inertiajs/vue3': '^3.0.0' })
+    // No trap: a Vue app gets the Vue pages without a question
+    const detected = await vue.create(Configure, [PACKAGE])
+    await withStdinTTY(true, () => detected.exec())
+    assert.equal(detected.exitCode, 0)
+    await assert.fileExists('inertia/pages/agent_inbox/run.vue')
+
+    // As the Vue starter kit's rc file says it, with nothing in package.json
+    const indexed = await setupApp(
+      fs,
+      [INERTIA],
+      {},
+      `
+  hooks: { init: [indexPages({ framework: 'vue3' })] },`
+    )
+    const fromRc = await indexed.create(Configure, [PACKAGE, '--force'])
+    await withStdinTTY(false, () => fromRc.exec())
+    assert.equal(fromRc.exitCode, 0)
+    await assert.fileExists('inertia/pages/agent_inbox/history.vue')
+
+    const both = await setupApp(fs, [INERTIA], {
+      '@inertiajs/react': '^3.0.0',
+      '@inertiajs/vue3': '^3.0.0',
+    })
+    const asked = await both.create(Configure, [PACKAGE, '--force'])
+    asked.prompt.trap(FRAMEWORK_PROMPT).chooseOption(0)
+    await withStdinTTY(true, () => asked.exec())
+    assert.equal(asked.exitCode, 0)
+    await assert.fileExists('inertia/pages/agent_inbox/history.tsx')
+  })
+
+  test('an unknown --framework, or nobody to ask, stops before anything is written', async ({
+    assert,
+    fs,
+  }) => {
+    const ace = await setupApp(fs, [INERTIA])
+    const unknown = await ace.create(Configure, [PACKAGE, '--framework=svelte'])
+    await unknown.exec()
+    assert.equal(unknown.exitCode, 1)
+    assert.isTrue(logsOf(ace).some((line) => line.includes('Unknown --framework "svelte"')))
+    await assert.fileNotExists('config/agents.ts')
+    await assert.fileNotExists('inertia/pages/agent_inbox/index.tsx')
+
+    const neither = await setupApp(fs, [INERTIA], {})
+    const unasked = await neither.create(Configure, [PACKAGE])
+    await withStdinTTY(false, () => unasked.exec())
+    assert.equal(unasked.exitCode, 1)
+    const error = logsOf(neither).find((line) => line.includes('no terminal to ask'))
+    assert.include(error, 'neither @inertiajs/react nor @inertiajs/vue3')
+    assert.include(error, '--framework=react')
+    await assert.fileNotExists('config/agents.ts')
   })
 })

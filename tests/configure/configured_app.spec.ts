@@ -256,10 +256,14 @@ test.group('Configured app', (group) => {
       () => log
     )
     assert.equal(approval.toolName, 'restart_service')
-    assert.deepEqual(approval.action, {
+    const { schema, ...shown } = approval.action
+    assert.deepEqual(shown, {
       summary: 'Restart api',
       args: { service: 'api', reason: 'Slow responses reported' },
     })
+    // The generated tool's Vine schema, as JSON Schema: what the page's edit form is made from
+    assert.equal(schema.type, 'object')
+    assert.includeMembers(Object.keys(schema.properties), ['service', 'reason'])
 
     const approved = await api('POST', `/inbox/rows/${approval.id}/reply`, '1', { approved: true })
     assert.equal(approved.status, 200, JSON.stringify(approved.body))

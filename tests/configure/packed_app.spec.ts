@@ -167,10 +167,14 @@ test.group('Packed package | a fresh starter-kit app', (group) => {
       'README.md',
       'package.json',
       'docs/inbox.png',
+      'docs/run.png',
       'build/index.js',
       'build/index.d.ts',
       'build/commands/main.d.ts',
-      'build/inertia/pages/agent_inbox/index.tsx',
+      'build/inertia/react/pages/agent_inbox/index.tsx',
+      'build/inertia/vue/pages/agent_inbox/index.vue',
+      'build/inertia/react/agent_inbox/approval_card.tsx',
+      'build/inertia/vue/agent_inbox/approval_card.vue',
       'build/inertia/agent_inbox/form_state.ts',
     ])
     const license = await readFile(new URL('LICENSE', REPO_ROOT), 'utf8')
@@ -251,11 +255,11 @@ test.group('Packed package | a fresh starter-kit app', (group) => {
     const codegen = await ace(['codegen'])
     assert.equal(codegen.code, 0, codegen.output)
     const pages = await read('.adonisjs/server/pages.d.ts')
-    assert.include(pages, `'agent_inbox/index':`)
+    for (const name of ['index', 'run', 'history']) assert.include(pages, `'agent_inbox/${name}':`)
     assert.notMatch(
       pages,
-      /form_state|card_parts|agent_inbox\/(?!index)/,
-      'only the page is a page'
+      /form_state|card_parts|agent_inbox\/(?!index|run|history)/,
+      'only the pages are pages'
     )
     const tsc = (project: string, extra: string[] = []) =>
       run(process.execPath, [TSC, '--noEmit', '-p', project, ...extra], { cwd: appRoot, env })
@@ -333,7 +337,8 @@ test.group('Packed package | a fresh starter-kit app', (group) => {
     await users.fill('20')
     await intakeCard.getByRole('radio', { name: 'Users are affected now' }).check()
     await intakeCard.getByRole('button', { name: 'Confirm' }).click()
-    const intakeSettled = await settledCard(page, intake.id, Number(person))
+    // The app has no displayName hook: people are shown by their id
+    const intakeSettled = await settledCard(page, intake.id, String(person))
     assert.include(await intakeSettled.innerText(), 'via web')
 
     // The approval: the page starts a rejection, the same person approves it over the API first
@@ -350,7 +355,7 @@ test.group('Packed package | a fresh starter-kit app', (group) => {
     assert.equal(await conflict.getAttribute('data-status'), '409')
     assert.include(await conflict.innerText(), 'Settled by you, via api, at ')
     // The card says what the server recorded, not what this page sent
-    const approvalSettled = await settledCard(page, approval.id, Number(person))
+    const approvalSettled = await settledCard(page, approval.id, String(person))
     assert.include(await approvalSettled.innerText(), 'via api')
 
     // Nothing waits now: the box says so below the rows just settled

@@ -3,11 +3,19 @@
  * browser is downloaded: the suite fails with the install command when
  * /usr/bin/chromium is missing (.ci/run installs it). Each launch gets a
  * fresh profile (Playwright creates a temporary user-data-dir and removes
- * it on close), so no cookie or cache leaks between runs.
+ * it on close), so no cookie or cache leaks between runs. Also: axe-core's
+ * accessibility check of a page, and moving the focus with Tab alone.
  */
 
 import { access, mkdir } from 'node:fs/promises'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { fileURLToPath } from 'node:url'
+import {
+  chromium,
+  type Browser,
+  type BrowserContext,
+  type Locator,
+  type Page,
+} from 'playwright-core'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
@@ -105,4 +113,46 @@ export async function eventually<T>(
     await new Promise((resolve) => setTimeout(resolve, interval))
   }
   throw new Error(`Timed out after ${timeout} ms waiting for ${what}`, { cause: last })
+}
+
+/** axe-core's own build, injected into the page under test */
+const AXE = fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url))
+
+export type AxeViolation = { id: string; impact: string; help: string; targets: string[] }
+
+/**
+ * Runs axe-core (WCAG 2.x A and AA rules, and its best practices) on the
+ * page as it is now and returns the serious and critical violations, each
+ * with the elements it found them on.
+ */
+export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
+  await page.addScriptTag({ path: AXE })
+  const violations = await page.evaluate(async () => {
+    const inPage = globalThis as unknown as { axe: typeof import('axe-core'); document: unknown }
+    const result = await inPage.axe.run(inPage.document as never, { resultTypes: ['violations'] })
+    return result.violations.map((violation) => ({
+      id: violation.id,
+      impact: violation.impact ?? 'unknown',
+      help: violation.help,
+      targets: violation.nodes.map((node) => node.target.join(' ')),
+    }))
+  })
+  return violations.filter((violation) => ['serious', 'critical'].includes(violation.impact))
+}
+
+/**
+ * Presses Tab until the focus is on `target`, as a person without a mouse
+ * does, and fails when it does not get there within `limit` presses.
+ * Returns how many presses it took.
+ */
+export async function tabTo(page: Page, target: Locator, limit = 80): Promise<number> {
+  const handle = await target.elementHandle()
+  if (!handle) throw new Error('No element to tab to')
+  for (let presses = 1; presses <= limit; presses++) {
+    await page.keyboard.press('Tab')
+    if (await handle.evaluate((element) => element.ownerDocument.activeElement === element)) {
+      return presses
+    }
+  }
+  throw new Error(`Tab did not reach the element within ${limit} presses`)
 }

@@ -6,6 +6,7 @@
  */
 
 import { dbName, sqliteFile } from './database.ts'
+import type { InboxFramework } from '../../fixtures/app/config/inbox_client.ts'
 import {
   ensureFixtureBuilt,
   launchFixtureApp,
@@ -15,16 +16,20 @@ import {
 export { ensureFixtureBuilt, type FixtureApp }
 
 /**
- * Starts the fixture on the suite's database. `env` adds to its
- * environment, e.g. `{ INBOX_LIVE: 'poll' }` for an app without Transmit.
+ * Starts the fixture on the suite's database, serving `framework`'s pages
+ * (React by default). `env` adds to its environment, e.g. `{ INBOX_LIVE:
+ * 'poll' }` for an app without Transmit.
  *
  * @example
  * const fixture = await startFixtureApp()
  * await page.goto(`${fixture.baseUrl}/login/1`)
  * await fixture.stop()
  */
-export function startFixtureApp(options: { env?: NodeJS.ProcessEnv } = {}): Promise<FixtureApp> {
+export function startFixtureApp(
+  options: { env?: NodeJS.ProcessEnv; framework?: InboxFramework } = {}
+): Promise<FixtureApp> {
   return launchFixtureApp({
+    framework: options.framework,
     env: { DB_CONNECTION: dbName(), DB_FILE: sqliteFile(), ...options.env },
   })
 }

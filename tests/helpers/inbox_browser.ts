@@ -9,6 +9,8 @@ import type { Group } from '@japa/runner/core'
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
 import { AgentRun } from '../../src/persistence/models/agent_run.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
+import { USERS } from '../../fixtures/app/database/seeders/users_seeder.ts'
+import { FRAMEWORKS, type InboxFramework } from '../../fixtures/app/config/inbox_client.ts'
 import { createTestApp } from './database.ts'
 import { startFixtureApp, type FixtureApp } from './fixture_app.ts'
 import { eventually, launchBrowser, newSession, postJson, signIn } from './browser.ts'
@@ -19,30 +21,44 @@ export const GRACE = 2
 /** The admin: the fixture's authorize hook lets her settle anyone's rows */
 export const MARGARET = 3
 
-export type BrowserSuite = { fixture: FixtureApp; browser: Browser }
+export type BrowserSuite = { fixture: FixtureApp; browser: Browser; framework: InboxFramework }
 
 /**
- * Starts the fixture app, a Lucid reader on its database and Chromium once
- * for the group, and stops them after its last test. The returned object is
- * filled in by the group's setup, so read it inside tests only.
+ * The pages the browser suite runs its scenarios against: both (React and
+ * Vue), or those BROWSER_FRAMEWORKS lists (`react`, `vue`, comma separated).
+ */
+export function browserFrameworks(): InboxFramework[] {
+  const wanted = process.env.BROWSER_FRAMEWORKS?.split(',').map((name) => name.trim())
+  return FRAMEWORKS.filter((framework) => !wanted || wanted.includes(framework))
+}
+
+/**
+ * Starts the fixture app serving `framework`'s pages, a Lucid reader on its
+ * database and Chromium once for the group, and stops them after its last
+ * test. The returned object is filled in by the group's setup, so read it
+ * inside tests only. `env` adds to the fixture's environment.
  *
  * @example
  * test.group('Approval cards', (group) => {
- *   const suite = useBrowserSuite(group)
+ *   const suite = useBrowserSuite(group, 'vue')
  *   test('…', async () => {
  *     const { page } = await openInbox(suite, ADA)
  *   })
  * })
  */
-export function useBrowserSuite(group: Group): BrowserSuite {
-  const suite = {} as BrowserSuite
+export function useBrowserSuite(
+  group: Group,
+  framework: InboxFramework,
+  env: NodeJS.ProcessEnv = {}
+): BrowserSuite {
+  const suite = { framework } as BrowserSuite
   group.setup(async () => {
     const cleanups: (() => Promise<unknown>)[] = []
     const cleanup = async () => {
       for (const step of cleanups.reverse()) await step()
     }
     try {
-      suite.fixture = await startFixtureApp()
+      suite.fixture = await startFixtureApp({ framework, env })
       cleanups.push(() => suite.fixture.stop())
       // Lucid in this process, on the fixture's database, to read what the runs received
       const reader = await createTestApp({ migrate: false })
@@ -136,11 +152,26 @@ export function cardOf(page: Page, rowId: string): Locator {
 }
 
 /**
- * Waits until the row's card says who settled it, and returns the card.
+ * A fixture user's name, as the pages show people (the fixture's
+ * `displayName` hook).
  */
-export async function settledCard(page: Page, rowId: string, by: number): Promise<Locator> {
+export function nameOf(userId: number): string {
+  const user = USERS.find((item) => item.id === userId)
+  if (!user) throw new Error(`No fixture user ${userId}`)
+  return user.fullName
+}
+
+/**
+ * Waits until the row's card says who settled it and returns the card: a
+ * fixture user (a number) by their name, anyone else as `by` says.
+ */
+export async function settledCard(
+  page: Page,
+  rowId: string,
+  by: number | string
+): Promise<Locator> {
   const card = page.locator(`[data-row-id="${rowId}"][data-status="settled"]`)
-  await card.getByText(`Settled by ${by}`).waitFor()
+  await card.getByText(`Settled by ${typeof by === 'number' ? nameOf(by) : by}`).waitFor()
   return card
 }
 

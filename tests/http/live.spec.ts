@@ -1,7 +1,7 @@
 /*
  * Live inbox updates through @adonisjs/transmit on a real Adonis server:
  * subscribers of a person's channel receive a message for every row
- * created, settled or cancelled in that person's runs, and so do the people
+ * created or settled and every status change of that person's runs, and so do the people
  * the `alsoNotify` hook names (an admin); nobody else may subscribe to it.
  * The runtime's listeners go away at shutdown, and `live: false`
  * broadcasts nothing.
@@ -53,6 +53,16 @@ const withTransmit = {
   providers: [() => import('@adonisjs/transmit/transmit_provider')],
   config: { transmit: defineTransmitConfig({ pingInterval: false, transport: null }) },
 }
+
+/** The run events told as `run:status` */
+const RUN_STATUS_EVENTS = [
+  'agents:run:started',
+  'agents:run:resumed',
+  'agents:run:waiting',
+  'agents:run:completed',
+  'agents:run:failed',
+  'agents:run:cancelled',
+] as const
 
 async function pendingRow(runId: string) {
   return ToolCall.query().where('run_id', runId).where('status', 'pending').firstOrFail()
@@ -152,27 +162,37 @@ test.group(`Live updates over Transmit | ${dbName()}`, (group) => {
     const bobsRow = await pendingRow(bobsRun.id)
     assert.deepEqual(bobs.payload, { type: 'row:created', rowId: bobsRow.id, runId: bobsRun.id })
     assert.deepEqual(
-      bob.messages.map((message) => message.channel),
+      [...new Set(bob.messages.map((message) => message.channel))],
       ['agent_inbox/user:2']
     )
+    assert.notInclude(
+      bob.messages.map((message) => message.payload.runId),
+      run.id
+    )
+    // Each status change of the run is told too, the last one without a reload of anything
     assert.deepEqual(
-      ada.messages.map((message) => message.payload.type),
-      ['row:created', 'row:settled']
+      ada.messages.map(({ payload }) => payload.status ?? payload.type),
+      ['queued', 'row:created', 'waiting', 'row:settled', 'running', 'completed']
     )
     await agents.cancel(bobsRun.id)
     await agents.idle()
 
-    // The admin heard of both people's rows, on the admin's channel
-    await admin.next((message) => message.payload.type === 'run:cancelled')
-    assert.deepEqual(
-      admin.messages.map(({ channel, payload }) => `${channel} ${payload.type} ${payload.runId}`),
-      [
-        `agent_inbox/admin row:created ${run.id}`,
-        `agent_inbox/admin row:settled ${run.id}`,
-        `agent_inbox/admin row:created ${bobsRun.id}`,
-        `agent_inbox/admin run:cancelled ${bobsRun.id}`,
-      ]
-    )
+    // The admin heard of both people's rows and runs, on the admin's channel
+    await admin.next((message) => message.payload.status === 'cancelled')
+    const told = ({ channel, payload }: { channel: string; payload: any }) =>
+      `${channel} ${payload.status ?? payload.type} ${payload.runId}`
+    assert.deepEqual(admin.messages.map(told), [
+      `agent_inbox/admin queued ${run.id}`,
+      `agent_inbox/admin row:created ${run.id}`,
+      `agent_inbox/admin waiting ${run.id}`,
+      `agent_inbox/admin row:settled ${run.id}`,
+      `agent_inbox/admin running ${run.id}`,
+      `agent_inbox/admin completed ${run.id}`,
+      `agent_inbox/admin queued ${bobsRun.id}`,
+      `agent_inbox/admin row:created ${bobsRun.id}`,
+      `agent_inbox/admin waiting ${bobsRun.id}`,
+      `agent_inbox/admin cancelled ${bobsRun.id}`,
+    ])
   })
 
   test('a cancelled run tells its owner its rows are gone', async ({ assert }) => {
@@ -186,10 +206,10 @@ test.group(`Live updates over Transmit | ${dbName()}`, (group) => {
     await agents.idle()
 
     await agents.cancel(run.id)
-    const cancelled = await ada.next((message) => message.payload.type === 'run:cancelled')
+    const cancelled = await ada.next((message) => message.payload.status === 'cancelled')
     assert.deepEqual(cancelled, {
       channel: 'agent_inbox/user:1',
-      payload: { type: 'run:cancelled', runId: run.id },
+      payload: { type: 'run:status', runId: run.id, status: 'cancelled' },
     })
     const row = await ToolCall.query().where('run_id', run.id).firstOrFail()
     assert.equal(row.status, 'cancelled')
@@ -205,13 +225,13 @@ test.group(`Live updates | lifecycle | ${dbName()}`, () => {
       await testApp.app.container.make('agents.runtime')
       assert.equal(emitter.listenerCount('agents:row:created'), 1)
       assert.equal(emitter.listenerCount('agents:row:settled'), 1)
-      assert.equal(emitter.listenerCount('agents:run:cancelled'), 1)
+      for (const event of RUN_STATUS_EVENTS) assert.equal(emitter.listenerCount(event), 1, event)
     } finally {
       await testApp.terminate()
     }
     assert.equal(emitter.listenerCount('agents:row:created'), 0)
     assert.equal(emitter.listenerCount('agents:row:settled'), 0)
-    assert.equal(emitter.listenerCount('agents:run:cancelled'), 0)
+    for (const event of RUN_STATUS_EVENTS) assert.equal(emitter.listenerCount(event), 0, event)
   })
 
   test('live: false broadcasts nothing and leaves the channels to the app', async ({ assert }) => {

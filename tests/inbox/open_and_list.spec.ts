@@ -95,7 +95,7 @@ test.group(`Inbox open | ${dbName()}`, (group) => {
     assert,
   }) => {
     const settled: ToolCall[] = []
-    const inbox = new Inbox({ onSettled: (row) => void settled.push(row) })
+    const inbox = new Inbox({ onSettled: (rows) => void settled.push(...rows) })
     const row = await inbox.open(
       { id: null, ownerId: 'user:7' },
       { kind: 'ask', set: DEPLOY_QUESTIONS, toolName: 'mcp:deploy-server' }

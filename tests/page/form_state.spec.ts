@@ -28,13 +28,8 @@ import {
   readFeedback,
   settlerWords,
 } from '../../stubs/inertia/agent_inbox/feedback.ts'
-import {
-  listGroups,
-  replyUrl,
-  rowUrl,
-  shortId,
-  type SettledNote,
-} from '../../stubs/inertia/agent_inbox/rows.ts'
+import { listGroups, type SettledNote } from '../../stubs/inertia/agent_inbox/rows.ts'
+import { inboxLinks, shortId } from '../../stubs/inertia/agent_inbox/words.ts'
 
 const db: Question = {
   id: 'db',
@@ -430,7 +425,8 @@ test.group('Page form | errors and flash', () => {
 })
 
 test.group('Page form | urls and groups', () => {
-  test('replies go next to the inbox URL', ({ assert }) => {
+  test('replies, rows, runs and the history go next to the inbox URL', ({ assert }) => {
+    const replyUrl = (inbox: string, id: string) => inboxLinks(inbox).reply(id)
     assert.equal(replyUrl('/inbox', 'a1'), '/inbox/rows/a1/reply')
     assert.equal(replyUrl('/inbox/?tab=all#x', 'a1'), '/inbox/rows/a1/reply')
     assert.equal(
@@ -438,7 +434,10 @@ test.group('Page form | urls and groups', () => {
       '/team/inbox/rows/a%20b/reply'
     )
     assert.equal(replyUrl('/', 'a1'), '/rows/a1/reply')
-    assert.equal(rowUrl('/inbox?tab=all', 'a1'), '/inbox/rows/a1')
+    assert.equal(inboxLinks('/inbox?tab=all').row('a1'), '/inbox/rows/a1')
+    assert.equal(inboxLinks('/inbox/').run('r1'), '/inbox/runs/r1')
+    assert.equal(inboxLinks('/inbox').history, '/inbox/history')
+    assert.equal(inboxLinks('/').inbox, '/')
     assert.equal(shortId('0123456789abcdef'), '01234567')
     assert.equal(shortId('r1'), 'r1')
   })
@@ -449,6 +448,8 @@ test.group('Page form | urls and groups', () => {
     status: 'waiting',
     ownerId: 'u1',
     createdAt: null,
+    finishedAt: null,
+    errorCode: null,
   })
   const card = (id: string, runId: string, createdAt: string): RowCard => ({
     id,

@@ -8,6 +8,7 @@
 
 import type {
   ErrorResponseBody,
+  People,
   Question,
   QuestionSet,
   ReplyFeedback,
@@ -124,7 +125,8 @@ function readError(value: Record<string, unknown>): InboxError | null {
 
 /**
  * The page's `feedback` prop, checked, or null: what the server says of the
- * reply the page last sent. The page claims a settlement only from this.
+ * reply (or bulk decision) the page last sent. The page claims a
+ * settlement only from this.
  *
  * @example
  * readFeedback({ rowId: 'r1', settled: { by: '1', via: 'web', at: '2026-01-02T03:04:05Z' } })
@@ -135,23 +137,40 @@ export function readFeedback(value: unknown): ReplyFeedback | null {
   if (isRecord(value.settled)) feedback.settled = readSettlement(value.settled)
   const error = isRecord(value.error) ? readError(value.error) : null
   if (error) feedback.error = error
-  return feedback.settled || feedback.error ? feedback : null
+  if (Array.isArray(value.bulk)) {
+    feedback.bulk = value.bulk.filter(isRecord).flatMap((item) => {
+      if (typeof item.rowId !== 'string') return []
+      const failed = isRecord(item.error) ? readError(item.error) : null
+      return [
+        {
+          rowId: item.rowId,
+          ...(isRecord(item.settled) ? { settled: readSettlement(item.settled) } : {}),
+          ...(failed ? { error: failed } : {}),
+        },
+      ]
+    })
+  }
+  return feedback.settled || feedback.error || feedback.bulk ? feedback : null
 }
 
 /**
  * What the server recorded of a row, when the word about a reply was lost
  * (the flash went to another request of the session, e.g. a live-update
- * subscription sent at the same moment): its settlement, null while it is
- * pending, undefined when the server could not say.
+ * subscription sent at the same moment): its settlement (null while it is
+ * pending) and the names of the people it shows; undefined when the server
+ * could not say.
  */
-export async function askRow(url: string): Promise<Settlement | null | undefined> {
+export async function askRow(
+  url: string
+): Promise<{ settled: Settlement | null; people?: People } | undefined> {
   const response = await fetch(url, { headers: { accept: 'application/json' } }).catch(() => null)
   if (!response?.ok) return undefined
   const body: unknown = await response.json().catch(() => null)
   const row = isRecord(body) && isRecord(body.row) ? body.row : null
   if (!row) return undefined
-  if (row.status === 'pending') return null
-  return isRecord(row.settled) ? readSettlement(row.settled) : undefined
+  const people = isRecord(body) && isRecord(body.people) ? (body.people as People) : undefined
+  if (row.status === 'pending') return { settled: null, people }
+  return isRecord(row.settled) ? { settled: readSettlement(row.settled), people } : undefined
 }
 
 /** The alert when no word came back about a reply and the row still waits */
@@ -180,7 +199,8 @@ export function conflictSettlement(error: InboxError): Settlement {
 /**
  * Who settled a row and how, as the signed-in person reads it: "you, in
  * another tab" for their own reply from a page, "you, via api" for their
- * own through another channel, else the person's id and the channel.
+ * own through another channel, else the person's name (from `people`, else
+ * their id) and the channel.
  *
  * @example
  * settlerWords({ by: '1', via: 'api', at: null }, '1', fmt) // 'you, via api'
@@ -188,10 +208,13 @@ export function conflictSettlement(error: InboxError): Settlement {
 export function settlerWords(
   settled: Settlement,
   person: string,
-  formatTime: (iso: string) => string
+  formatTime: (iso: string) => string,
+  people: People = {}
 ): string {
   const mine = settled.by !== null && settled.by === person
-  const words = [mine ? 'you' : (settled.by ?? 'someone')]
+  const words = [
+    mine ? 'you' : settled.by === null ? 'someone' : (people[settled.by] ?? settled.by),
+  ]
   if (mine && settled.via === 'web') words.push('in another tab')
   else if (settled.via) words.push(`via ${settled.via}`)
   if (settled.at) words.push(`at ${formatTime(settled.at)}`)
@@ -234,10 +257,16 @@ function refusalWords(card: RowCard | null, errors: Record<string, string[]>): s
  */
 export function alertText(
   error: InboxError,
-  context: { person: string; card: RowCard | null; formatTime: (iso: string) => string }
+  context: {
+    person: string
+    card: RowCard | null
+    formatTime: (iso: string) => string
+    people?: People
+  }
 ): string {
   if (error.status === 409) {
-    return `Settled by ${settlerWords(conflictSettlement(error), context.person, context.formatTime)}.`
+    const settled = conflictSettlement(error)
+    return `Settled by ${settlerWords(settled, context.person, context.formatTime, context.people)}.`
   }
   const refused = refusalWords(context.card, fieldErrors(error))
   if (refused.length > 0) return `Check ${refused.join('; ')}`

@@ -15,6 +15,9 @@ import type {
 } from 'adonis-agent-inbox/types'
 import { effectiveDefaults, inputTypeOf, isSingleChoice } from 'adonis-agent-inbox/questions/client'
 
+/** What a card sends to the reply endpoint */
+export type Reply = AnswersReply | DecisionReply
+
 /**
  * What a person has entered for one question.
  */

@@ -1,40 +1,11 @@
 /*
- * The rows the page lists, without React so Node can test it: where a row's
- * reply goes, a run's short id, and how rows the person just settled keep
- * their place among the pending ones. The app receives this file in
- * inertia/agent_inbox/.
+ * The rows the inbox page lists, without a framework so Node can test it
+ * and both pages share it: how rows the person just settled keep their
+ * place among the pending ones, and what a bulk decision may do with the
+ * cards selected. The app receives this file in inertia/agent_inbox/.
  */
 
-import type { RowCard, RunGroup } from 'adonis-agent-inbox/types'
-
-/**
- * The reply endpoint of a row, next to the inbox page's own URL (the routes
- * share a prefix, `/inbox` by default).
- *
- * @example
- * replyUrl('/inbox?tab=all', 'a1') // '/inbox/rows/a1/reply'
- */
-export function replyUrl(inboxUrl: string, rowId: string): string {
-  const path = new URL(inboxUrl, 'http://inbox.invalid').pathname.replace(/\/+$/, '')
-  return `${path}/rows/${encodeURIComponent(rowId)}/reply`
-}
-
-/**
- * A row's own URL (its detail, JSON), next to the inbox page's.
- *
- * @example
- * rowUrl('/inbox', 'a1') // '/inbox/rows/a1'
- */
-export function rowUrl(inboxUrl: string, rowId: string): string {
-  return replyUrl(inboxUrl, rowId).replace(/\/reply$/, '')
-}
-
-/**
- * The first characters of an id, enough to tell runs apart.
- */
-export function shortId(id: string): string {
-  return id.length > 8 ? id.slice(0, 8) : id
-}
+import type { AnswersReply, DecisionReply, RowCard, RunGroup } from 'adonis-agent-inbox/types'
 
 /**
  * How a settled row is remembered by the page once it leaves the pending
@@ -46,6 +17,14 @@ export type SettledNote = {
   by: string | null
   via: string | null
   at: string | null
+}
+
+/**
+ * The note a settled card the server sent carries, or null for a pending one.
+ */
+export function settledFromCard(card: RowCard, run: RunGroup['run']): SettledNote | null {
+  if (card.status === 'pending' || !card.settled) return null
+  return { card, run, by: card.settled.by, via: card.settled.via, at: card.settled.at }
 }
 
 /**
@@ -94,4 +73,31 @@ export function listGroups(
     group.rows.splice(at === -1 ? group.rows.length : at, 0, item)
   }
   return listed
+}
+
+/**
+ * What a bulk decision sends for the selected cards: approvals are approved
+ * or rejected (one reason for all), question sets confirmed on their
+ * defaults or skipped; a mix is approved (a question set takes its
+ * defaults) or rejected (a question set is skipped), as the server reads a
+ * decision sent to a question set.
+ *
+ * @example
+ * bulkActions([approval, approval]).accept // { label: 'Approve 2', reply: { approved: true } }
+ */
+export function bulkActions(cards: RowCard[]): {
+  accept: { label: string; reply: AnswersReply | DecisionReply }
+  refuse: { label: string; reply: AnswersReply | DecisionReply; reason: boolean }
+} {
+  const questions = cards.length > 0 && cards.every((card) => card.questionSet)
+  const count = cards.length
+  return questions
+    ? {
+        accept: { label: `Confirm ${count} on defaults`, reply: { answers: {} } },
+        refuse: { label: `Skip ${count}`, reply: { answers: {}, skip: true }, reason: false },
+      }
+    : {
+        accept: { label: `Approve ${count}`, reply: { approved: true } },
+        refuse: { label: `Reject ${count}`, reply: { approved: false }, reason: true },
+      }
 }

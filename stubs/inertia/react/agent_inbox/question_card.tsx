@@ -5,16 +5,9 @@
  */
 
 import { type KeyboardEvent, useId, useState } from 'react'
-import {
-  type CardProps,
-  ActionRow,
-  CardButton,
-  CardFrame,
-  cardTitle,
-  ErrorList,
-  isTyping,
-  stopEnter,
-} from './card_parts'
+import { type CardProps, ActionRow, CardButton, CardFrame, ErrorList } from './card_parts'
+import { isTyping, questionOf, stopEnter } from './keyboard'
+import { cardTitle } from './words'
 import { questionErrors } from './feedback'
 import {
   type AnswerState,
@@ -31,7 +24,15 @@ import { QuestionField } from './question_field'
  * A question set's card. It starts on the defaults that hold (`initialForm`),
  * so Confirm untouched sends what Skip would settle.
  */
-export function QuestionCard({ card, errors, busy, locked, onReply }: CardProps) {
+export function QuestionCard({
+  card,
+  errors,
+  busy,
+  locked,
+  selected,
+  onSelect,
+  onReply,
+}: CardProps) {
   const set = card.questionSet!
   const titleId = useId()
   const [form, setForm] = useState<FormState>(() => initialForm(set))
@@ -46,11 +47,7 @@ export function QuestionCard({ card, errors, busy, locked, onReply }: CardProps)
     stopEnter(event)
     if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return
     if (isTyping(event.target) || busy) return
-    const inQuestion =
-      event.target instanceof HTMLElement
-        ? event.target.closest('[data-question-id]')?.getAttribute('data-question-id')
-        : undefined
-    const hit = findHotkey(set.questions, event.key, inQuestion ?? undefined)
+    const hit = findHotkey(set.questions, event.key, questionOf(event.target))
     if (!hit) return
     event.preventDefault()
     const question = set.questions.find((item) => item.id === hit.questionId)!
@@ -63,6 +60,8 @@ export function QuestionCard({ card, errors, busy, locked, onReply }: CardProps)
       titleId={titleId}
       title={cardTitle(card)}
       busy={busy}
+      selected={selected}
+      onSelect={onSelect}
       tabIndex={-1}
       onKeyDown={onKeyDown}
     >

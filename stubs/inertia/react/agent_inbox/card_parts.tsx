@@ -1,16 +1,16 @@
 /*
- * What the inbox's cards share: the reply a card sends, the props every
- * pending card takes, how times and titles read, a pending card's frame
- * (section, heading, meta line), its buttons and their row, the error list, and
- * the keyboard rules (Enter never submits; hotkeys wait while the person
- * types). The app receives this file in inertia/agent_inbox/.
+ * What the inbox's React cards share: the props every pending card takes,
+ * a pending card's frame (section, heading, meta line, and the box that
+ * selects it for a bulk decision), its buttons and their row, and the error
+ * list. How things read (times, titles) and the keyboard rules live in
+ * words.ts and keyboard.ts, shared with the Vue page. The app receives this
+ * file in inertia/agent_inbox/.
  */
 
-import type { ComponentProps, HTMLAttributes, KeyboardEvent, ReactNode } from 'react'
-import type { AnswersReply, DecisionReply, RowCard } from 'adonis-agent-inbox/types'
-
-/** What a card sends to the reply endpoint */
-export type Reply = AnswersReply | DecisionReply
+import { useId, type ComponentProps, type HTMLAttributes, type ReactNode } from 'react'
+import type { RowCard } from 'adonis-agent-inbox/types'
+import type { Reply } from './form_state'
+import { cardTitle, expiryWords, formatTime } from './words'
 
 /** What every pending card is given by the page */
 export type CardProps = {
@@ -20,32 +20,10 @@ export type CardProps = {
   busy: boolean
   /** Some reply is on its way */
   locked: boolean
+  /** Whether the card is selected for a bulk decision */
+  selected: boolean
+  onSelect: (selected: boolean) => void
   onReply: (reply: Reply) => void
-}
-
-/**
- * A time as the person reads it: the time alone today, else date and time.
- */
-export function formatTime(iso: string | null | undefined): string {
-  if (!iso) return ''
-  const at = new Date(iso)
-  if (Number.isNaN(at.getTime())) return iso
-  const today = new Date().toDateString() === at.toDateString()
-  return today
-    ? at.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })
-    : at.toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' })
-}
-
-/**
- * The heading of a card, by what it asks.
- */
-export function cardTitle(card: RowCard): string {
-  if (card.kind === 'intake') return 'Before the agent starts'
-  if (card.questionSet) {
-    const count = card.questionSet.questions.length
-    return count === 1 ? 'The agent asks' : `The agent asks ${count} questions`
-  }
-  return `Approve ${card.toolName}?`
 }
 
 /**
@@ -69,15 +47,18 @@ export function CardMeta({ card }: { card: RowCard }) {
 
 /**
  * A pending card's frame: the section the page and its tests find a row by
- * (`data-row-id`, `data-kind`, `data-status`), its heading and its meta
- * line, then the card's own content. `tabIndex` and `onKeyDown` let a card
- * take keys, as a question card does for its hotkeys.
+ * (`data-row-id`, `data-kind`, `data-status`), its heading, the box that
+ * selects it for a bulk decision, its meta line, then the card's own
+ * content. `tabIndex` and `onKeyDown` let a card take keys, as a question
+ * card does for its hotkeys.
  */
 export function CardFrame({
   card,
   titleId,
   title,
   busy,
+  selected,
+  onSelect,
   children,
   ...keys
 }: {
@@ -85,8 +66,11 @@ export function CardFrame({
   titleId: string
   title: ReactNode
   busy: boolean
+  selected: boolean
+  onSelect: (selected: boolean) => void
   children: ReactNode
 } & Pick<HTMLAttributes<HTMLElement>, 'tabIndex' | 'onKeyDown'>) {
+  const selectId = useId()
   return (
     <section
       className="ai-card"
@@ -97,7 +81,20 @@ export function CardFrame({
       data-status="pending"
       {...keys}
     >
-      <h3 id={titleId}>{title}</h3>
+      <div className="ai-card-head">
+        <h3 id={titleId}>{title}</h3>
+        <label className="ai-select" htmlFor={selectId}>
+          <input
+            id={selectId}
+            type="checkbox"
+            checked={selected}
+            disabled={busy}
+            onChange={(event) => onSelect(event.target.checked)}
+          />
+          <span className="ai-visually-hidden">Select “{cardTitle(card)}” for a bulk decision</span>
+          <span aria-hidden="true">Select</span>
+        </label>
+      </div>
       <CardMeta card={card} />
       {children}
     </section>
@@ -138,12 +135,6 @@ export function ActionRow({
   )
 }
 
-function expiryWords(card: RowCard): string {
-  if (card.onExpiry === 'cancel') return 'the run is cancelled'
-  if (card.onExpiry === 'reject' || !card.questionSet) return 'rejected'
-  return 'defaults are used'
-}
-
 /**
  * Error messages, under the field or card they belong to; nothing when there
  * are none.
@@ -157,16 +148,4 @@ export function ErrorList({ id, messages }: { id: string; messages: string[] }) 
       ))}
     </ul>
   )
-}
-
-/** Enter in a one-line field must not submit anything */
-export function stopEnter(event: KeyboardEvent<HTMLElement>) {
-  if (event.key === 'Enter' && event.target instanceof HTMLInputElement) event.preventDefault()
-}
-
-/** Whether the focus is in a field that takes text, where a key is a letter, not a hotkey */
-export function isTyping(target: EventTarget): boolean {
-  if (target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement) return true
-  if (!(target instanceof HTMLInputElement)) return false
-  return !['radio', 'checkbox', 'button', 'submit', 'reset'].includes(target.type)
 }

@@ -8,7 +8,7 @@
 import type { ChangeEvent } from 'react'
 import type { Question } from 'adonis-agent-inbox/types'
 import { patternProblem } from 'adonis-agent-inbox/questions/client'
-import { stopEnter } from './card_parts'
+import { stopEnter } from './keyboard'
 import { freeTextType, toDateInput, toDatetimeLocal } from './form_state'
 
 /**

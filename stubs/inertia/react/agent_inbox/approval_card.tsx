@@ -1,15 +1,18 @@
 /*
  * An approval card: the tool and the args the run will use, and three
  * ways to answer: Approve, Reject (with an optional reason the agent
- * reads) and Edit (approve changed args, written as JSON). While a panel
+ * reads) and Edit (approve changed args, in a form generated from the
+ * tool's input schema, or as JSON behind "Edit as JSON"). While a panel
  * is open the page pauses its live updates. The app receives this file in
  * inertia/agent_inbox/.
  */
 
-import { useEffect, useId, useRef, useState } from 'react'
+import { useEffect, useId, useMemo, useRef, useState } from 'react'
 import { type CardProps, ActionRow, CardButton, CardFrame, ErrorList } from './card_parts'
 import { decisionErrors } from './feedback'
 import { approveReply, argsText, editReply, rejectReply } from './form_state'
+import { argsErrors, argsForm } from './schema_form'
+import { SchemaInput } from './schema_input'
 
 type Panel = 'none' | 'reject' | 'edit'
 
@@ -22,19 +25,27 @@ export function ApprovalCard({
   errors,
   busy,
   locked,
+  selected,
+  onSelect,
   onReply,
   onPanel,
 }: CardProps & { onPanel: (open: boolean) => void }) {
   const titleId = useId()
   const base = useId()
   const args = card.action?.args
+  const form = useMemo(() => argsForm(card.action?.schema), [card.action?.schema])
   const [panel, setPanel] = useState<Panel>('none')
   const [reason, setReason] = useState('')
+  /* The form edits a value; "Edit as JSON" (and a tool with no form) edits text */
+  const [asJson, setAsJson] = useState(form === null)
+  const [value, setValue] = useState<unknown>(() => args ?? {})
   const [edited, setEdited] = useState(() => argsText(args))
   const [jsonError, setJsonError] = useState<string | null>(null)
   const split = decisionErrors(errors)
+  const byField = argsErrors(asJson ? null : form, errors)
   const reasonRef = useRef<HTMLTextAreaElement>(null)
   const editRef = useRef<HTMLTextAreaElement>(null)
+  const formRef = useRef<HTMLDivElement>(null)
   const returnFocus = useRef<Panel>('none')
   const rejectButton = useRef<HTMLButtonElement>(null)
   const editButton = useRef<HTMLButtonElement>(null)
@@ -56,7 +67,10 @@ export function ApprovalCard({
   useEffect(() => {
     panelChanged.current(panel !== 'none')
     if (panel === 'reject') reasonRef.current?.focus()
-    if (panel === 'edit') editRef.current?.focus()
+    if (panel === 'edit') {
+      const first = formRef.current?.querySelector<HTMLElement>('input, select, textarea')
+      ;(asJson ? editRef.current : first)?.focus()
+    }
     if (panel === 'none') {
       if (returnFocus.current === 'reject') rejectButton.current?.focus()
       if (returnFocus.current === 'edit') editButton.current?.focus()
@@ -68,7 +82,19 @@ export function ApprovalCard({
     returnFocus.current = panel
     setPanel('none')
   }
+  const switchMode = () => {
+    if (asJson) {
+      const read = editReply(edited)
+      if ('error' in read) return setJsonError(read.error)
+      setValue(read.reply.editedInput)
+    } else {
+      setEdited(argsText(value))
+    }
+    setJsonError(null)
+    setAsJson(!asJson)
+  }
   const sendEdit = () => {
+    if (!asJson) return onReply({ approved: true, editedInput: value })
     const result = editReply(edited)
     if ('error' in result) {
       setJsonError(result.error)
@@ -82,7 +108,10 @@ export function ApprovalCard({
   const restId = `${base}-errors`
   const reasonErrorId = `${base}-reason-error`
   const editErrorId = `${base}-edit-error`
-  const editMessages = [...(jsonError ? [jsonError] : []), ...split.editedInput]
+  const editMessages = [
+    ...(jsonError ? [jsonError] : []),
+    ...(asJson ? split.editedInput : byField.rest),
+  ]
   const rest = [...split.rest, ...(panel === 'reject' ? [] : split.reason)]
 
   return (
@@ -95,6 +124,8 @@ export function ApprovalCard({
         </>
       }
       busy={busy}
+      selected={selected}
+      onSelect={onSelect}
     >
       {card.action?.summary && card.action.summary !== card.toolName && (
         <p className="ai-summary">{card.action.summary}</p>
@@ -167,25 +198,45 @@ export function ApprovalCard({
 
       {panel === 'edit' && (
         <form className="ai-panel" noValidate onSubmit={(event) => event.preventDefault()}>
-          <label htmlFor={`${base}-edit`} className="ai-prompt">
-            Arguments (JSON)
-          </label>
-          <textarea
-            id={`${base}-edit`}
-            ref={editRef}
-            className="ai-input ai-mono"
-            rows={Math.min(16, Math.max(4, edited.split('\n').length + 1))}
-            spellCheck={false}
-            value={edited}
-            disabled={busy}
-            aria-invalid={editMessages.length > 0 || undefined}
-            aria-describedby={editMessages.length > 0 ? editErrorId : undefined}
-            onChange={(event) => {
-              setEdited(event.target.value)
-              setJsonError(null)
-            }}
-          />
+          {asJson ? (
+            <>
+              <label htmlFor={`${base}-edit`} className="ai-prompt">
+                Arguments (JSON)
+              </label>
+              <textarea
+                id={`${base}-edit`}
+                ref={editRef}
+                className="ai-input ai-mono"
+                rows={Math.min(16, Math.max(4, edited.split('\n').length + 1))}
+                spellCheck={false}
+                value={edited}
+                disabled={busy}
+                aria-invalid={editMessages.length > 0 || undefined}
+                aria-describedby={editMessages.length > 0 ? editErrorId : undefined}
+                onChange={(event) => {
+                  setEdited(event.target.value)
+                  setJsonError(null)
+                }}
+              />
+            </>
+          ) : (
+            <div ref={formRef}>
+              <SchemaInput
+                field={form!}
+                path={[]}
+                root={value}
+                errors={byField.byPath}
+                disabled={busy}
+                onChange={setValue}
+              />
+            </div>
+          )}
           <ErrorList id={editErrorId} messages={editMessages} />
+          {form && (
+            <button type="button" className="ai-link" disabled={busy} onClick={switchMode}>
+              {asJson ? 'Edit in the form' : 'Edit as JSON (advanced)'}
+            </button>
+          )}
           <PanelButtons
             send="Approve with changes"
             tone="primary"

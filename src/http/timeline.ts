@@ -1,0 +1,205 @@
+/*
+ * A run as its page tells it: a timeline built from the run, its rows and
+ * its journal, with no query of its own. The journal gives the order of the
+ * current attempt (its input, the intake, each model step and the calls the
+ * step made, each call's result as the model read it); the rows give who
+ * answered what, through what and when, the args and what a tool returned.
+ * Rows of earlier attempts, and rows the journal does not place yet (an
+ * intake or a call still waiting), keep their order by sequence. The run's
+ * end (its result, or its error code) closes it.
+ */
+
+import type { AgentRun } from '../persistence/models/agent_run.ts'
+import type { JournalRow } from '../persistence/models/journal_row.ts'
+import type { ToolCall, ToolExecution } from '../persistence/models/tool_call.ts'
+import type { JournalPayloads, ToolOutput } from '../runtime/journal.ts'
+import { rowCallId } from '../runtime/journal.ts'
+import { rowCard, runSummary, type RowCard, type RunSummary } from './cards.ts'
+
+/**
+ * One tool call of the run: its row when it has one (the question set and
+ * its answers, the approval and its decision, who settled it), the args it
+ * was called with, what the tool returned (or its error), and what the
+ * model read back.
+ */
+export type TimelineCall = {
+  type: 'call'
+  at: string | null
+  /** The model step that made the call; null for an intake or a wait opened on the run */
+  step: number | null
+  attempt: number
+  toolName: string
+  row: RowCard | null
+  args: unknown
+  execution: ToolExecution | null
+  /** What the tool returned: `{ value }` or `{ error }`, when it ran */
+  result: unknown
+  /** What the model read as the call's result */
+  output: ToolOutput | null
+}
+
+export type TimelineEntry =
+  | { type: 'input'; at: string | null; text: string }
+  | { type: 'step'; at: string | null; step: number; text: string; finishReason: string }
+  | TimelineCall
+  | {
+      type: 'end'
+      at: string | null
+      status: 'completed' | 'failed' | 'cancelled'
+      /** A completed run's final answer */
+      text: string | null
+      errorCode: string | null
+      error: string | null
+    }
+
+export type RunTimeline = {
+  run: RunSummary & {
+    attempt: number
+    parentRunId: string | null
+    /** A drive that failed and is retried by the periodic recovery */
+    lastError: string | null
+  }
+  entries: TimelineEntry[]
+}
+
+type Journaled = Pick<JournalRow, 'key' | 'kind' | 'payload' | 'createdAt'>
+
+function iso(date: { toISO(): string | null } | null | undefined): string | null {
+  return date?.toISO() ?? null
+}
+
+function callEntry(
+  row: ToolCall | null,
+  fields: Partial<TimelineCall> & Pick<TimelineCall, 'toolName' | 'step' | 'attempt'>
+): TimelineCall {
+  return {
+    type: 'call',
+    at: iso(row?.createdAt),
+    row: row ? rowCard(row) : null,
+    args: row?.request?.args ?? null,
+    execution: row?.execution ?? null,
+    result: row?.result ?? null,
+    output: null,
+    ...fields,
+  }
+}
+
+/**
+ * The text of a run's input as the model read it, or its stored input.
+ */
+function inputText(run: AgentRun, journal: Journaled[]): string {
+  const entry = journal.find((item) => item.kind === 'input')
+  if (entry) return (entry.payload as JournalPayloads['input']).text
+  return typeof run.input === 'string' ? run.input : JSON.stringify(run.input ?? null)
+}
+
+/**
+ * The timeline of a run from its rows (any order) and its journal (in
+ * order).
+ *
+ * @example
+ * const { run, rows, journal } = await agents.transcript(id)
+ * runTimeline(run, rows, journal).entries
+ */
+export function runTimeline(run: AgentRun, rows: ToolCall[], journal: Journaled[]): RunTimeline {
+  const bySequence = [...rows].sort((a, b) => a.sequence - b.sequence)
+  const current = bySequence.filter((row) => row.attempt === run.attempt)
+  const placed = new Set<ToolCall>()
+  const entries: TimelineEntry[] = []
+
+  // Earlier attempts first: their rows are all that is left of them
+  for (const row of bySequence) {
+    if (row.attempt === run.attempt) continue
+    placed.add(row)
+    entries.push(callEntry(row, { toolName: row.toolName, step: null, attempt: row.attempt }))
+  }
+
+  entries.push({ type: 'input', at: iso(run.createdAt), text: inputText(run, journal) })
+
+  const intake = current.find((row) => row.kind === 'intake')
+  if (intake) {
+    placed.add(intake)
+    entries.push(callEntry(intake, { toolName: 'intake', step: null, attempt: run.attempt }))
+  }
+
+  const outputs = new Map<string, ToolOutput>()
+  for (const entry of journal) {
+    if (entry.kind !== 'tool-result') continue
+    const payload = entry.payload as JournalPayloads['tool-result']
+    outputs.set(`${payload.step}:${payload.toolCallId}`, payload.output)
+  }
+
+  const byCallId = new Map(
+    current.flatMap((row) => (row.toolCallId ? [[row.toolCallId, row]] : []))
+  )
+  const earlier = new Set<string>()
+  let step = 0
+  for (const entry of journal) {
+    if (entry.kind !== 'model-response') continue
+    const keyed = /^step:(\d+):response$/.exec(entry.key)
+    step = keyed ? Number(keyed[1]) : step + 1
+    const payload = entry.payload as JournalPayloads['model-response']
+    entries.push({
+      type: 'step',
+      at: iso(entry.createdAt),
+      step,
+      text: payload.text,
+      finishReason: payload.finishReason,
+    })
+    for (const call of payload.toolCalls) {
+      const row = byCallId.get(rowCallId(step, call.toolCallId, earlier)) ?? null
+      if (row) placed.add(row)
+      entries.push(
+        callEntry(row, {
+          toolName: call.toolName,
+          step,
+          attempt: run.attempt,
+          args: row?.request?.args ?? call.input,
+          output: outputs.get(`${step}:${call.toolCallId}`) ?? null,
+          ...(row ? {} : { at: iso(entry.createdAt) }),
+        })
+      )
+    }
+    for (const call of payload.toolCalls) earlier.add(call.toolCallId)
+  }
+
+  // Waits the journal does not tell yet (a call being handled, a wait opened on the run)
+  for (const row of current) {
+    if (placed.has(row)) continue
+    entries.push(callEntry(row, { toolName: row.toolName, step: null, attempt: row.attempt }))
+  }
+
+  if (run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled') {
+    const result = run.result as { text?: unknown } | null
+    entries.push({
+      type: 'end',
+      at: iso(run.finishedAt ?? run.updatedAt),
+      status: run.status,
+      text: typeof result?.text === 'string' ? result.text : null,
+      errorCode: run.errorCode ?? null,
+      error: run.error ?? null,
+    })
+  }
+
+  return {
+    run: {
+      ...runSummary(run),
+      attempt: run.attempt,
+      parentRunId: run.parentRunId ?? null,
+      lastError: run.lastError ?? null,
+    },
+    entries,
+  }
+}
+
+/**
+ * Every person a timeline shows: the run's owner and who settled its rows.
+ */
+export function timelinePeople(timeline: RunTimeline): (string | null)[] {
+  return [
+    timeline.run.ownerId,
+    ...timeline.entries.map((entry) =>
+      entry.type === 'call' ? (entry.row?.settled?.by ?? null) : null
+    ),
+  ]
+}

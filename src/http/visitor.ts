@@ -1,0 +1,179 @@
+/*
+ * What every inbox route does at the door, shared by its controllers: who
+ * is asking (`access.identify`), whether they may see the row or run they
+ * name (`access.authorize`, `access.authorizeRun`), whether they get a page
+ * or JSON, what the page was told of its last reply, and how people are
+ * named on it. Errors are not caught: the package's HTTP-facing exceptions
+ * render themselves.
+ */
+
+import type { HttpContext } from '@adonisjs/core/http'
+import { E_FORBIDDEN, E_NOT_FOUND, HttpFacingException, InvalidQueryException } from '../errors.ts'
+import type { AgentRun } from '../persistence/models/agent_run.ts'
+import { isRowId, ToolCall } from '../persistence/models/tool_call.ts'
+import { MAX_PAGE_SIZE } from '../persistence/keyset.ts'
+import { readRows } from '../persistence/prepared_columns.ts'
+import type { Agents } from '../runtime/agents.ts'
+import { namePeople, type InboxAccess } from './access.ts'
+import type { People, ReplyFeedback } from './cards.ts'
+
+export type InertiaContext = HttpContext & {
+  inertia?: { render(page: string, props: Record<string, unknown>): unknown }
+  session?: {
+    flash(key: string, value: unknown): void
+    flashMessages: { get(key: string, defaultValue?: unknown): unknown }
+  }
+}
+
+/** Who is at the door, and what they reach the inbox with */
+export type Visitor = { agents: Agents; access: InboxAccess; person: string }
+
+/**
+ * The runtime, the access hooks and the signed-in person; E_FORBIDDEN for
+ * a guest.
+ */
+export async function visitorOf(ctx: HttpContext): Promise<Visitor> {
+  const access = await ctx.containerResolver.make('agents.access')
+  const person = await access.identify(ctx)
+  if (!person) throw new E_FORBIDDEN()
+  return { agents: await ctx.containerResolver.make('agents.runtime'), access, person }
+}
+
+/**
+ * The row of `:id` if the visitor may see it, else E_NOT_FOUND /
+ * E_FORBIDDEN. Row ids are UUIDs: anything else (a NUL byte, a megabyte)
+ * is no row, never a query.
+ */
+export async function authorizedRow(ctx: HttpContext, visitor: Visitor): Promise<ToolCall> {
+  const id: unknown = ctx.params.id
+  if (!isRowId(id)) throw new E_NOT_FOUND(['No row with that id: row ids are UUIDs'])
+  const row = await visitor.agents.inbox.find(id)
+  if (!row) throw new E_NOT_FOUND([`No row ${id}`])
+  if (!(await visitor.access.authorize(ctx, row, visitor.person))) throw new E_FORBIDDEN()
+  return row
+}
+
+/**
+ * The run of `:id` if the visitor may see it, else E_NOT_FOUND /
+ * E_FORBIDDEN.
+ */
+export async function authorizedRun(ctx: HttpContext, visitor: Visitor): Promise<AgentRun> {
+  const id: unknown = ctx.params.id
+  if (!isRowId(id)) throw new E_NOT_FOUND(['No run with that id: run ids are UUIDs'])
+  const run = await visitor.agents.run(id)
+  if (!run) throw new E_NOT_FOUND([`No run ${id}`])
+  if (!(await visitor.access.authorizeRun(ctx, run, visitor.person))) throw new E_FORBIDDEN()
+  return run
+}
+
+/**
+ * Rows by id, those the visitor may see (`authorize`), in one query.
+ * Returns the rows found and allowed, and an error per id that is not.
+ */
+export async function authorizedRows(ctx: HttpContext, visitor: Visitor, ids: string[]) {
+  const wanted = ids.filter(isRowId)
+  const found = wanted.length
+    ? readRows(ToolCall, await ToolCall.query().whereIn('id', wanted).pojo())
+    : []
+  const byId = new Map(found.map((row) => [row.id, row]))
+  const allowed = new Map<string, ToolCall>()
+  const refused = new Map<string, HttpFacingException>()
+  for (const id of ids) {
+    const row = byId.get(id)
+    if (!row) refused.set(id, new E_NOT_FOUND([`No row ${id}`]))
+    else if (!(await visitor.access.authorize(ctx, row, visitor.person))) {
+      refused.set(id, new E_FORBIDDEN())
+    } else allowed.set(id, row)
+  }
+  return { allowed, refused }
+}
+
+/**
+ * The channel a reply came through, recorded as `answered_via`. It is read
+ * from what sends it, not from what it accepts: the inbox pages post their
+ * replies as Inertia visits (`x-inertia`), so those are `web`; any other
+ * client of these routes is the JSON API, `api`, even one that prefers HTML.
+ */
+export function channelOf(ctx: HttpContext): 'web' | 'api' {
+  return ctx.request.header('x-inertia') ? 'web' : 'api'
+}
+
+/**
+ * Inertia visits and browsers get the page; everyone else JSON.
+ */
+export function wantsPage(ctx: InertiaContext): boolean {
+  if (!ctx.inertia) return false
+  if (ctx.request.header('x-inertia')) return true
+  return ctx.request.accepts(['json', 'html']) === 'html'
+}
+
+/**
+ * The paging parameters of a listing's query string: `limit`, a whole
+ * number from 1 to MAX_PAGE_SIZE, and `cursor`, the `next` of the previous
+ * page. Anything else is refused with E_INVALID_QUERY rather than read as
+ * a default.
+ */
+export function pageParams(ctx: HttpContext): { limit?: number; cursor: string | null } {
+  const { limit, cursor } = ctx.request.qs()
+  const errors: { field: string; message: string }[] = []
+  const size = typeof limit === 'string' && /^\d+$/.test(limit) ? Number(limit) : Number.NaN
+  if (limit !== undefined && !(size >= 1 && size <= MAX_PAGE_SIZE)) {
+    errors.push({ field: 'limit', message: `Give a whole number from 1 to ${MAX_PAGE_SIZE}` })
+  }
+  if (cursor !== undefined && typeof cursor !== 'string') {
+    errors.push({ field: 'cursor', message: 'Give one cursor, the "next" of the previous page' })
+  }
+  if (errors.length > 0) throw new InvalidQueryException(errors)
+  return { limit: limit === undefined ? undefined : size, cursor: cursor || null }
+}
+
+/**
+ * What the last reply from a page flashed (a controller on success, the
+ * error rendering itself on failure), for the page's `feedback` prop. Read
+ * here rather than shared by the app's Inertia middleware, so the pages
+ * work in an app exactly as `configure` leaves it.
+ */
+export function replyFeedback(ctx: InertiaContext): ReplyFeedback | null {
+  const flashed = ctx.session?.flashMessages.get(HttpFacingException.replyFlashKey, null)
+  return flashed && typeof flashed === 'object' ? (flashed as ReplyFeedback) : null
+}
+
+/**
+ * The people a feedback names: who settled the row(s), or who won first.
+ */
+export function feedbackPeople(feedback: ReplyFeedback | null): (string | null | undefined)[] {
+  if (!feedback) return []
+  return [feedback, ...(feedback.bulk ?? [])].flatMap((item) => [
+    item.settled?.by,
+    item.error?.settledBy,
+  ])
+}
+
+/**
+ * The names of the visitor and of `others`, by id.
+ */
+export function peopleOf(
+  ctx: HttpContext,
+  visitor: Visitor,
+  others: Iterable<string | null | undefined>
+): Promise<People> {
+  return namePeople(visitor.access, ctx, [visitor.person, ...others])
+}
+
+/**
+ * Where the inbox lives (its routes share this prefix): the pages link to
+ * one another and post replies from it.
+ */
+export async function inboxUrl(ctx: HttpContext): Promise<string> {
+  const router = await ctx.containerResolver.make('router')
+  const urlFor = router.urlBuilder.urlFor as unknown as (name: string) => string
+  return urlFor('agent_inbox.index')
+}
+
+/**
+ * Renders an inbox page for Inertia visits and browsers, the props as JSON
+ * for everyone else.
+ */
+export function respond(ctx: InertiaContext, page: string, props: Record<string, unknown>) {
+  return wantsPage(ctx) ? ctx.inertia!.render(page, props) : props
+}

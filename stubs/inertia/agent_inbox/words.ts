@@ -1,0 +1,144 @@
+/*
+ * How the inbox's pages put things into words, without a framework so both
+ * pages (React, Vue) say the same and Node can test it: times, a card's
+ * title, what expiry does, people by name, a run's status, what an answer
+ * or a decision was, and the links between the pages. The app receives
+ * this file in inertia/agent_inbox/.
+ */
+
+import type { Outcome, People, RowCard, RunSummary } from 'adonis-agent-inbox/types'
+
+/**
+ * A time as the person reads it: the time alone today, else date and time.
+ */
+export function formatTime(iso: string | null | undefined): string {
+  if (!iso) return ''
+  const at = new Date(iso)
+  if (Number.isNaN(at.getTime())) return iso
+  const today = new Date().toDateString() === at.toDateString()
+  return today
+    ? at.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })
+    : at.toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' })
+}
+
+/**
+ * The heading of a card, by what it asks.
+ */
+export function cardTitle(card: RowCard): string {
+  if (card.kind === 'intake') return 'Before the agent starts'
+  if (card.questionSet) {
+    const count = card.questionSet.questions.length
+    return count === 1 ? 'The agent asks' : `The agent asks ${count} questions`
+  }
+  return `Approve ${card.toolName}?`
+}
+
+/**
+ * What happens to a pending row when it expires.
+ */
+export function expiryWords(card: RowCard): string {
+  if (card.onExpiry === 'cancel') return 'the run is cancelled'
+  if (card.onExpiry === 'reject' || !card.questionSet) return 'rejected'
+  return 'defaults are used'
+}
+
+/**
+ * A person as the pages show them: their name from the `displayName` hook
+ * when the server sent it, else their id; "someone" for nobody.
+ *
+ * @example
+ * nameOf({ '1': 'Ada Lovelace' }, '1') // 'Ada Lovelace'
+ */
+export function nameOf(people: People | undefined, id: string | null | undefined): string {
+  if (id === null || id === undefined) return 'someone'
+  return people?.[id] ?? id
+}
+
+/**
+ * Who settled a row, through what and when: "Ada Lovelace via web at 10:32".
+ */
+export function settledWords(
+  settled: { by: string | null; via: string | null; at: string | null },
+  people: People | undefined
+): string {
+  return [
+    nameOf(people, settled.by),
+    settled.via ? `via ${settled.via}` : '',
+    settled.at ? `at ${formatTime(settled.at)}` : '',
+  ]
+    .filter(Boolean)
+    .join(' ')
+}
+
+/** Whether a run has ended */
+export function isFinished(status: RunSummary['status']): boolean {
+  return status === 'completed' || status === 'failed' || status === 'cancelled'
+}
+
+/**
+ * The first characters of an id, enough to tell runs apart.
+ */
+export function shortId(id: string): string {
+  return id.length > 8 ? id.slice(0, 8) : id
+}
+
+/**
+ * The links between the pages, from where the inbox lives (its routes
+ * share a prefix, `/inbox` by default).
+ *
+ * @example
+ * inboxLinks('/inbox').run('r1') // '/inbox/runs/r1'
+ */
+export function inboxLinks(inboxUrl: string) {
+  const base = new URL(inboxUrl, 'http://inbox.invalid').pathname.replace(/\/+$/, '')
+  return {
+    inbox: base || '/',
+    history: `${base}/history`,
+    bulk: `${base}/bulk`,
+    run: (id: string) => `${base}/runs/${encodeURIComponent(id)}`,
+    row: (id: string) => `${base}/rows/${encodeURIComponent(id)}`,
+    reply: (id: string) => `${base}/rows/${encodeURIComponent(id)}/reply`,
+  }
+}
+
+/**
+ * What an outcome was, in a line per question or one for a decision: the
+ * labels picked (marked when a default held), a skip, an expiry, a
+ * rejection's reason, edited args.
+ *
+ * @example
+ * outcomeLines(card) // ['Which database? PostgreSQL (default)', 'How many replicas? 3']
+ */
+export function outcomeLines(card: RowCard): string[] {
+  const outcome: Outcome | null | undefined = card.settled?.outcome
+  if (!outcome) return []
+  const lines: string[] = []
+  if (outcome.kind === 'answers') {
+    if (outcome.expired) lines.push('Nobody answered in time: the defaults were used.')
+    else if (outcome.skipped) lines.push('Skipped: the defaults were used.')
+    for (const question of card.questionSet?.questions ?? []) {
+      const values = outcome.answers[question.id] ?? []
+      const labels = values.map(
+        (value) => question.options?.find((option) => option.value === value)?.label ?? value
+      )
+      const defaulted = outcome.defaulted.includes(question.id) ? ' (default)' : ''
+      lines.push(`${question.prompt} ${labels.join(', ') || '—'}${defaulted}`)
+    }
+    return lines
+  }
+  if (outcome.expired) lines.push('Nobody approved in time: rejected.')
+  else lines.push(outcome.approved ? 'Approved' : 'Rejected')
+  if (outcome.reason) lines.push(`Reason: ${outcome.reason}`)
+  if (outcome.editedInput !== undefined) {
+    lines.push(`With edited args: ${JSON.stringify(outcome.editedInput)}`)
+  }
+  return lines
+}
+
+/**
+ * A value as the run page shows it: text as it is, anything else as JSON.
+ */
+export function shownValue(value: unknown): string {
+  if (typeof value === 'string') return value
+  return JSON.stringify(value, null, 2) ?? String(value)
+}

@@ -1,0 +1,56 @@
+/*
+ * Keeping a React page fresh: the page's hook around live_client.ts
+ * (Transmit when the app has it, else polling, neither while the person
+ * is busy). The app receives this file in inertia/agent_inbox/.
+ */
+
+import { useEffect, useRef, useState } from 'react'
+import { startLive, type LiveMode } from './live_client'
+
+export { DEFAULT_POLL_INTERVAL, type LiveMode } from './live_client'
+
+/**
+ * Reloads the page (`reload`, calling `done` once over) on every Transmit
+ * message it `wants`, else every `interval` ms, and whenever `watching`
+ * changes (what the page asks about grew), never while `paused`. Returns
+ * how the page is kept fresh, for its header.
+ */
+export function useLiveUpdates(options: {
+  person: string
+  interval: number
+  paused: boolean
+  reload: (done: () => void) => void
+  wants?: (message: unknown) => boolean
+  watching?: string
+}): LiveMode {
+  const [mode, setMode] = useState<LiveMode>('off')
+  const latest = useRef(options)
+  latest.current = options
+  const live = useRef<ReturnType<typeof startLive> | null>(null)
+
+  useEffect(() => {
+    const started = startLive({
+      person: options.person,
+      interval: options.interval,
+      reload: (done) => latest.current.reload(done),
+      wants: (message) => latest.current.wants?.(message) ?? true,
+      onMode: setMode,
+    })
+    live.current = started
+    started.pause(latest.current.paused)
+    return () => {
+      live.current = null
+      started.stop()
+    }
+  }, [options.person, options.interval])
+
+  useEffect(() => {
+    live.current?.pause(options.paused)
+  }, [options.paused])
+
+  useEffect(() => {
+    if (options.watching) live.current?.refresh()
+  }, [options.watching])
+
+  return mode
+}

@@ -1,0 +1,43 @@
+/*
+ * What the inbox's React pages share around their content: the links
+ * between them (inbox, history) and the note saying how the page keeps
+ * fresh. The app receives this file in inertia/agent_inbox/.
+ */
+
+import type { LiveMode } from './live_client'
+import type { inboxLinks } from './words'
+
+/**
+ * The links between the pages; the current one is marked for assistive
+ * technology.
+ */
+export function InboxNav({
+  links,
+  current,
+}: {
+  links: ReturnType<typeof inboxLinks>
+  current: 'inbox' | 'history' | 'run'
+}) {
+  return (
+    <nav className="ai-nav" aria-label="Agent inbox">
+      <a href={links.inbox} aria-current={current === 'inbox' ? 'page' : undefined}>
+        Pending
+      </a>
+      <a href={links.history} aria-current={current === 'history' ? 'page' : undefined}>
+        History
+      </a>
+    </nav>
+  )
+}
+
+/** How the page keeps fresh, as its header tells */
+export function LiveNote({ live, what = 'rows' }: { live: LiveMode; what?: string }) {
+  return (
+    <p className="ai-live ai-muted" aria-live="polite">
+      {live === 'transmit' && 'Live'}
+      {live === 'polling' && `Checking for new ${what}`}
+      {live === 'paused' && 'Updates paused while you edit'}
+      {live === 'off' && `Reload the page to see new ${what}`}
+    </p>
+  )
+}

@@ -1,0 +1,115 @@
+/*
+ * A run's page: its timeline, from the input to the end. What the agent
+ * did at each model step (its text), each tool call with its args and what
+ * it returned, each question set with the answers and who gave them,
+ * through what and when, approvals with their edits and reasons, expiries,
+ * and the final answer or the error code. It follows the run while it
+ * moves (Transmit, else polling until the run ends).
+ *
+ * Published into the app by `node ace add adonis-agent-inbox` and yours to
+ * change. Props come from the package's RunsController: `{ person,
+ * timeline, people, inboxUrl }`. How each entry reads is
+ * inertia/agent_inbox/timeline.ts, shared with the Vue page.
+ */
+
+import { Head, router } from '@inertiajs/react'
+import type { People, RunTimeline } from 'adonis-agent-inbox/types'
+import { useLiveUpdates, DEFAULT_POLL_INTERVAL } from '../../agent_inbox/live_updates'
+import { InboxNav, LiveNote } from '../../agent_inbox/page_parts'
+import { showEntry } from '../../agent_inbox/timeline'
+import { formatTime, inboxLinks, isFinished, nameOf, shortId } from '../../agent_inbox/words'
+import '../../agent_inbox/inbox.css'
+import '../../agent_inbox/controls.css'
+
+type RunPageProps = {
+  person: string
+  timeline: RunTimeline
+  people: People
+  inboxUrl: string
+  /** How often (ms) to look for changes without Transmit while the run moves; 0: never */
+  pollInterval?: number
+}
+
+export default function AgentRunPage({
+  person,
+  timeline,
+  people,
+  inboxUrl,
+  pollInterval,
+}: RunPageProps) {
+  const { run, entries } = timeline
+  const links = inboxLinks(inboxUrl)
+  const finished = isFinished(run.status)
+  const live = useLiveUpdates({
+    person,
+    interval: finished ? 0 : (pollInterval ?? DEFAULT_POLL_INTERVAL),
+    paused: false,
+    reload: (done) => router.reload({ only: ['timeline', 'people'], onFinish: done }),
+    wants: (message) => (message as { runId?: unknown })?.runId === run.id,
+  })
+
+  return (
+    <main className="agent-inbox" data-live={live} data-run-status={run.status}>
+      <Head title={`Run ${shortId(run.id)} · ${run.agent}`} />
+      <header className="ai-header">
+        <div>
+          <h1>
+            {run.agent} <span className="ai-muted ai-mono">run {shortId(run.id)}</span>
+          </h1>
+          <p className="ai-muted">
+            <span className={`ai-chip ai-run-status ai-run-${run.status}`} role="status">
+              {run.status}
+            </span>{' '}
+            for {nameOf(people, run.ownerId)} · started {formatTime(run.createdAt)}
+            {run.finishedAt ? ` · ended ${formatTime(run.finishedAt)}` : ''}
+            {run.attempt > 1 ? ` · attempt ${run.attempt}` : ''}
+          </p>
+        </div>
+        {!finished && <LiveNote live={live} what="steps" />}
+      </header>
+      <InboxNav links={links} current="run" />
+      {run.lastError && (
+        <p className="ai-alert" role="note">
+          A drive of this run failed and is retried: {run.lastError}
+        </p>
+      )}
+      <ol className="ai-timeline" aria-label="What the run did">
+        {entries.map((entry, index) => {
+          const shown = showEntry(entry, { people, owner: run.ownerId, attempt: run.attempt })
+          return (
+            <li
+              key={index}
+              className="ai-entry"
+              data-entry={entry.type}
+              data-row-id={entry.type === 'call' ? entry.row?.id : undefined}
+            >
+              <h2 className="ai-entry-title">
+                {shown.title}
+                {shown.status && (
+                  <span className={`ai-chip ai-run-${shown.status}`}>{shown.status}</span>
+                )}
+              </h2>
+              {shown.at && <p className="ai-meta ai-muted">{formatTime(shown.at)}</p>}
+              {shown.lines.map((line, at) => (
+                <p key={at}>{line}</p>
+              ))}
+              {shown.blocks.map((block) => (
+                <div key={block.label} className="ai-args">
+                  <p className="ai-args-label ai-muted">{block.label}</p>
+                  <pre tabIndex={0}>{block.text}</pre>
+                </div>
+              ))}
+              {shown.pendingRowId && (
+                <p>
+                  <a className="ai-link" href={links.inbox}>
+                    Answer it in the inbox
+                  </a>
+                </p>
+              )}
+            </li>
+          )
+        })}
+      </ol>
+    </main>
+  )
+}

@@ -1,0 +1,202 @@
+/*
+ * How the run page tells a timeline's entries, shared by the React and Vue
+ * pages (stubs/inertia/agent_inbox/timeline.ts and words.ts): answers by
+ * their labels with defaults marked, a skip and an expiry, a rejection's
+ * reason, edited args, what a tool returned or its error, an interrupted
+ * call, who settled by name, and how a run ended (its final answer, or its
+ * error code).
+ */
+
+import { test } from '@japa/runner'
+import type { RowCard, TimelineEntry } from '../../src/types.ts'
+import { showEntry } from '../../stubs/inertia/agent_inbox/timeline.ts'
+
+const people = { '1': 'Ada Lovelace' }
+const context = { people, owner: '1', attempt: 2 }
+
+const questions: RowCard = {
+  id: 'q1',
+  runId: 'r1',
+  kind: 'ask',
+  status: 'expired',
+  toolName: 'ask',
+  createdAt: null,
+  expiresAt: null,
+  onExpiry: 'defaults',
+  questionSet: {
+    questions: [
+      {
+        id: 'db',
+        prompt: 'Which database?',
+        options: [
+          { value: 'pg', label: 'PostgreSQL' },
+          { value: 'my', label: 'MySQL' },
+        ],
+        defaults: ['pg'],
+      },
+    ],
+  },
+  settled: {
+    by: null,
+    via: 'expiry',
+    at: null,
+    outcome: {
+      kind: 'answers',
+      answers: { db: ['pg'] },
+      resolutions: {},
+      defaulted: ['db'],
+      skipped: false,
+      expired: true,
+      answeredBy: null,
+      answeredVia: 'expiry',
+      text: '',
+    } as never,
+  },
+}
+
+function call(row: RowCard | null, fields: Partial<Extract<TimelineEntry, { type: 'call' }>>) {
+  return {
+    type: 'call',
+    at: null,
+    step: 1,
+    attempt: 2,
+    toolName: row?.toolName ?? 'lookup',
+    row,
+    args: null,
+    execution: null,
+    result: null,
+    output: null,
+    ...fields,
+  } as TimelineEntry
+}
+
+test.group('Run page | timeline words', () => {
+  test('a question set nobody answered: the defaults, marked, and the expiry', ({ assert }) => {
+    const shown = showEntry(call(questions, {}), context)
+    assert.equal(shown.title, 'The agent asked a question')
+    assert.deepEqual(shown.lines, [
+      'Nobody answered in time: the defaults were used.',
+      'Which database? PostgreSQL (default)',
+      'By someone via expiry.',
+    ])
+    assert.deepEqual(shown.blocks, [])
+    assert.equal(shown.status, 'expired')
+  })
+
+  test('an approval: a rejection with its reason; edited args and what the tool returned', ({
+    assert,
+  }) => {
+    const approval = (outcome: object, status: RowCard['status']): RowCard => ({
+      ...questions,
+      id: 'a1',
+      kind: 'action',
+      status,
+      toolName: 'deploy',
+      questionSet: undefined,
+      action: { summary: 'Deploy', args: { branch: 'main' } },
+      settled: { by: '1', via: 'web', at: null, outcome: outcome as never },
+    })
+    const rejected = showEntry(
+      call(
+        approval(
+          { kind: 'decision', approved: false, reason: 'Freeze', expired: false },
+          'rejected'
+        ),
+        {
+          args: { branch: 'main' },
+        }
+      ),
+      context
+    )
+    assert.equal(rejected.title, 'Action deploy')
+    assert.deepEqual(rejected.lines, ['Rejected', 'Reason: Freeze', 'By Ada Lovelace via web.'])
+    assert.deepEqual(rejected.blocks, [{ label: 'Args', text: '{\n  "branch": "main"\n}' }])
+
+    const edited = showEntry(
+      call(
+        approval(
+          { kind: 'decision', approved: true, editedInput: { branch: 'hotfix' }, expired: false },
+          'approved'
+        ),
+        {
+          args: { branch: 'main' },
+          execution: 'succeeded',
+          result: { value: { deployed: 'hotfix' } },
+        }
+      ),
+      context
+    )
+    assert.deepEqual(edited.lines, [
+      'Approved',
+      'With edited args: {"branch":"hotfix"}',
+      'By Ada Lovelace via web.',
+    ])
+    assert.deepEqual(
+      edited.blocks.map((block) => block.label),
+      ['Args', 'Returned']
+    )
+    assert.include(edited.blocks[1].text, '"deployed": "hotfix"')
+  })
+
+  test('a call with no row: what the model read; a failed or interrupted tool; an earlier attempt', ({
+    assert,
+  }) => {
+    const unknown = showEntry(
+      call(null, { args: { q: 1 }, output: { type: 'error-text', value: 'No tool "lookup"' } }),
+      context
+    )
+    assert.equal(unknown.title, 'Tool lookup')
+    assert.deepEqual(unknown.blocks, [
+      { label: 'Args', text: '{\n  "q": 1\n}' },
+      { label: 'The model read', text: 'No tool "lookup"' },
+    ])
+
+    const read: RowCard = {
+      ...questions,
+      kind: 'read',
+      status: 'auto',
+      toolName: 'logs',
+      questionSet: undefined,
+      settled: undefined,
+    }
+    const failed = showEntry(
+      call(read, { execution: 'failed', result: { error: 'timeout' } }),
+      context
+    )
+    assert.deepEqual(failed.blocks, [{ label: 'Error', text: 'timeout' }])
+    const interrupted = showEntry(call(read, { execution: 'interrupted', attempt: 1 }), context)
+    assert.equal(interrupted.title, 'Tool logs (attempt 1)')
+    assert.include(interrupted.lines.join(' '), 'Interrupted')
+  })
+
+  test("a pending row waits for its run's owner; a run ends with its answer or its error code", ({
+    assert,
+  }) => {
+    const waiting = showEntry(
+      call({ ...questions, status: 'pending', settled: undefined }, {}),
+      context
+    )
+    assert.deepEqual(waiting.lines, ['Waiting for Ada Lovelace.'])
+    assert.equal(waiting.pendingRowId, 'q1')
+
+    const end = (fields: object) =>
+      showEntry(
+        {
+          type: 'end',
+          at: null,
+          text: null,
+          errorCode: null,
+          error: null,
+          ...fields,
+        } as TimelineEntry,
+        context
+      )
+    assert.deepEqual(end({ status: 'completed', text: 'Done.' }).blocks, [
+      { label: 'Final answer', text: 'Done.' },
+    ])
+    const failed = end({ status: 'failed', errorCode: 'E_PROVIDER', error: 'Invalid API key' })
+    assert.equal(failed.title, 'The run failed')
+    assert.deepEqual(failed.lines, ['E_PROVIDER', 'Invalid API key'])
+    assert.equal(end({ status: 'cancelled' }).title, 'The run was cancelled')
+  })
+})
