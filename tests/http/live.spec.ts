@@ -170,6 +170,8 @@ test.group(`Live updates over Transmit | ${dbName()}`, (group) => {
       run.id
     )
     // Each status change of the run is told too, the last one without a reload of anything
+    // (the stream delivers it after the run ends: wait for it rather than race it)
+    await ada.next((message) => message.payload.status === 'completed')
     assert.deepEqual(
       ada.messages.map(({ payload }) => payload.status ?? payload.type),
       ['queued', 'row:created', 'waiting', 'row:settled', 'running', 'completed']
