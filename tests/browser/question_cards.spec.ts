@@ -300,7 +300,10 @@ for (const framework of browserFrameworks()) {
       cleanup(() => session.close())
 
       // The page keeps itself fresh (polling, or Transmit where installed)
-      const live = await page.locator('main[data-live]').getAttribute('data-live')
+      // The page starts 'off' and turns live once its effect runs: wait for that, do not race it
+      const live = await page
+        .locator('main[data-live="polling"], main[data-live="transmit"]')
+        .getAttribute('data-live')
       assert.oneOf(live, ['polling', 'transmit'])
 
       // Marks this document: a full reload would lose the marker and fire `load` again
