@@ -32,7 +32,7 @@ export type AgentsOptions = {
   owner?: string
   onCheckpoint?: RunDriverOptions['onCheckpoint']
   /** Build another executor (a queue) around the driver; inline by default */
-  executor?: (driver: RunDriver) => RunExecutor
+  executor?: (driver: RunDriver, context: { logger?: ExecutorLogger }) => RunExecutor
   /** The app's logger: drives that fail are reported here */
   logger?: ExecutorLogger
   /**
@@ -104,7 +104,8 @@ export class Agents {
       signer: options.signer,
     })
     this.executor =
-      options.executor?.(this.driver) ?? new InlineExecutor(this.driver, { logger: options.logger })
+      options.executor?.(this.driver, { logger: options.logger }) ??
+      new InlineExecutor(this.driver, { logger: options.logger })
   }
 
   /**
@@ -120,7 +121,7 @@ export class Agents {
       parentRunId: options.parentRunId ?? null,
     })
     await this.#events?.emit('agents:run:started', { run })
-    await this.executor.resume(run.id)
+    await this.executor.resume(run.id, 'start')
     return run
   }
 
@@ -181,7 +182,7 @@ export class Agents {
       })
       await run.save()
     })
-    await this.executor.resume(run.id)
+    await this.executor.resume(run.id, 'start')
     return run
   }
 
@@ -193,7 +194,7 @@ export class Agents {
    */
   async recover(): Promise<number> {
     const runs = await strandedRuns(this.driver.owner)
-    for (const run of runs) await this.executor.resume(run.id)
+    for (const run of runs) await this.executor.resume(run.id, 'recover')
     debug('recovered %d runs', runs.length)
     return runs.length
   }
@@ -235,7 +236,7 @@ export class Agents {
   async #resumeSettledRuns(skip: Set<string>) {
     const runs = await waitingWithNothingPending(AgentRun.query()).select('id')
     const left = runs.filter((run) => !skip.has(run.id))
-    for (const run of left) await this.executor.resume(run.id)
+    for (const run of left) await this.executor.resume(run.id, 'recover')
     if (left.length > 0) debug('sweep resumed %d settled runs', left.length)
   }
 
@@ -287,7 +288,7 @@ export class Agents {
     for (const run of runs) {
       if (isFinished(run.status)) continue
       await this.#events?.emit('agents:run:resumed', { run })
-      await this.executor.resume(run.id)
+      await this.executor.resume(run.id, 'settle')
       resumed.push(run.id)
     }
     return resumed
@@ -308,7 +309,7 @@ export class Agents {
         const run = await AgentRun.find(runId)
         if (run) await events.emit('agents:run:resumed', { run })
       }
-      await this.executor.resume(runId)
+      await this.executor.resume(runId, 'settle')
     })
   }
 
