@@ -145,7 +145,12 @@ export default class AgentInboxProvider {
     const config = await this.#config()
     const agents = await this.app.container.make('agents.runtime')
     const locks = await lockManager(this.app.container)
-    const recover = () => exclusive(locks, LOCKS.recover, 30_000, () => agents.recover())
+    const logger = await this.app.container.make('logger')
+    const recover = () =>
+      exclusive(locks, LOCKS.recover, 30_000, () => agents.recover()).catch((error) =>
+        logger.error({ err: error }, 'adonis-agent-inbox: recovering stranded runs failed')
+      )
+    // A failed pass (the database or the lock store down) is tried again on the interval
     if (config?.recoverOnStart) await recover()
     /*
      * Runs stranded while this process lives (a drive that failed past its
@@ -154,9 +159,7 @@ export default class AgentInboxProvider {
      * the lease deciding who drives: no run waits for a restart.
      */
     if (config?.recoverInterval) {
-      this.#recoverer = setInterval(() => {
-        recover().catch((error) => debug('recovery failed %O', error))
-      }, config.recoverInterval)
+      this.#recoverer = setInterval(() => void recover(), config.recoverInterval)
       this.#recoverer.unref()
     }
     if (config?.sweepInterval) {

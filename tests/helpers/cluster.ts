@@ -151,6 +151,12 @@ export async function prepareClusterTables(db: Database, backend: Backend) {
   if (backend === 'database') {
     await queueSchema.createJobsTable()
     await queueSchema.createSchedulesTable()
+    // As @adonisjs/lock's migration for its database store creates it
+    await schema.createTable('verrou', (table) => {
+      table.string('key', 255).notNullable().primary()
+      table.string('owner').notNullable()
+      table.bigint('expiration').unsigned().nullable()
+    })
   } else {
     await flushQueueRedis()
   }
