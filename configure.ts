@@ -8,8 +8,10 @@
  *
  * Flags: `--page` / `--no-page` decide whether the page is published (else
  * yes with @adonisjs/inertia, else a prompt, and without a terminal to ask,
- * no); ace's own `--force` overwrites files already published (config,
- * migration, page, routes file).
+ * no); `--executor=queue` writes a config whose runs are driven by
+ * `@adonisjs/queue` workers (default `inline`); ace's own `--force`
+ * overwrites files already published (config, migration, page, routes
+ * file).
  */
 
 import { access, copyFile, mkdir, readdir, readFile } from 'node:fs/promises'
@@ -34,6 +36,8 @@ const RC_ENTRIES = {
   preload: '#start/agent_inbox',
 }
 const ENV_VARIABLE = 'AGENT_MODEL'
+const QUEUE_PROVIDER = '@adonisjs/queue/queue_provider'
+type Executor = 'inline' | 'queue'
 const DEFAULT_MODEL = 'openai/gpt-5'
 
 async function exists(path: string) {
@@ -44,22 +48,42 @@ async function exists(path: string) {
 }
 
 /**
- * The `--page` / `--no-page` flag, or undefined when neither was given.
- * `node ace add adonis-agent-inbox --no-page` forwards only truthy flags to
- * configure, so a flag `add` dropped is read off `add` itself (the main
- * command of the process).
+ * A flag given to configure, or to `node ace add adonis-agent-inbox`
+ * (which forwards only truthy flags to configure, so a flag `add` dropped
+ * is read off `add` itself, the main command of the process); undefined
+ * when neither has it.
  */
-async function pageFlag(command: Configure): Promise<boolean | undefined> {
-  const read = (value: unknown) =>
-    value === undefined ? undefined : value !== false && value !== 'false'
-  const own = read(command.parsedFlags.page)
+async function flagOf(command: Configure, name: string): Promise<unknown> {
+  const own = command.parsedFlags[name]
   if (own !== undefined) return own
   const kernel = await command.app.container.make('ace')
   const main = kernel.getMainCommand()
   if (!main || main === command || main.commandName !== 'add') return undefined
   // ace keeps a command's parsed input protected; `add` takes unknown flags as they are
   const parsed = (main as unknown as { parsed?: { flags?: Record<string, unknown> } }).parsed
-  return read(parsed?.flags?.page)
+  return parsed?.flags?.[name]
+}
+
+/**
+ * The `--page` / `--no-page` flag, or undefined when neither was given.
+ */
+async function pageFlag(command: Configure): Promise<boolean | undefined> {
+  const value = await flagOf(command, 'page')
+  return value === undefined ? undefined : value !== false && value !== 'false'
+}
+
+/**
+ * `--executor=inline|queue` (default inline), or null after reporting a
+ * value that is neither.
+ */
+async function executorFlag(command: Configure): Promise<Executor | null> {
+  const value = (await flagOf(command, 'executor')) ?? 'inline'
+  if (value === 'inline' || value === 'queue') return value
+  command.logger.logError(
+    `Invalid --executor "${String(value)}": use --executor=inline (runs resume in the process that settled them) or --executor=queue (on @adonisjs/queue workers)`
+  )
+  command.exitCode = 1
+  return null
 }
 
 /**
@@ -157,7 +181,7 @@ async function defineEnv(command: Configure) {
  * What is left to do, printed last: the migration, the model's key, where
  * the inbox is.
  */
-function printNextSteps(command: Configure, page: boolean) {
+function printNextSteps(command: Configure, page: boolean, queue: QueueSetup) {
   const lines = [
     'Next steps:',
     '  1. node ace migration:run',
@@ -168,8 +192,22 @@ function printNextSteps(command: Configure, page: boolean) {
       ? '  3. Start a run (node ace agents:run operator) and open /inbox'
       : '  3. Start a run (node ace agents:run operator); the inbox answers JSON at /inbox',
   ]
+  if (queue !== 'none') {
+    lines.push(
+      '  4. Runs are driven by @adonisjs/queue workers: start them with node ace queue:work'
+    )
+  }
+  if (queue === 'missing') {
+    lines.push(
+      '     This app has no @adonisjs/queue yet: run node ace add @adonisjs/queue first',
+      '     (Redis, or its database backend for an app without Redis)'
+    )
+  }
   command.logger.info(lines.join('\n'))
 }
+
+/** What the queue executor needs of the app: nothing, present, or still missing */
+type QueueSetup = 'none' | 'ready' | 'missing'
 
 export async function configure(command: Configure) {
   const app = command.app
@@ -178,9 +216,17 @@ export async function configure(command: Configure) {
 
   // Every question is answered before the first file is written
   const rcSource = await readFile(app.makePath('adonisrc.ts'), 'utf8').catch(() => '')
+  const executor = await executorFlag(command)
+  if (!executor) return
   const page = await wantsPage(command, rcSource.includes('@adonisjs/inertia'))
 
-  await codemods.makeUsingStub(stubsRoot, 'config/agents.stub', {})
+  await codemods.makeUsingStub(stubsRoot, 'config/agents.stub', {
+    // The stub engine drops the line breaks before a tag, so the value brings its own
+    executor:
+      executor === 'queue'
+        ? `\n\n  /**\n   * Runs are driven by @adonisjs/queue workers (node ace queue:work), a job\n   * per resume carrying the run id; see config/queue.ts for the backend.\n   */\n  executor: 'queue',`
+        : '',
+  })
 
   // The migration name is timestamped, so "already published" means any prefix
   const migrationsDir = app.makePath('database/migrations')
@@ -208,5 +254,7 @@ export async function configure(command: Configure) {
 
   await registerInRcFile(command, rcSource)
   await defineEnv(command)
-  printNextSteps(command, page)
+  const queue: QueueSetup =
+    executor === 'inline' ? 'none' : rcSource.includes(QUEUE_PROVIDER) ? 'ready' : 'missing'
+  printNextSteps(command, page, queue)
 }
