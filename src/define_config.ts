@@ -63,8 +63,7 @@ export function defineConfig(
     recoverInterval: config.recoverInterval ?? 60_000,
     inbox: config.inbox ?? {},
     live: config.live === false ? false : typeof config.live === 'object' ? config.live : {},
-    executorKind:
-      typeof config.executor === 'function' ? 'custom' : (config.executor ?? 'inline'),
+    executorKind: typeof config.executor === 'function' ? 'custom' : (config.executor ?? 'inline'),
     executor: config.executor === 'queue' ? await queueExecutor(config) : executorFactory(config),
   }))
 }

@@ -61,7 +61,10 @@ export type AgentInboxConfig = {
 /**
  * Builds an executor around the runtime's driver; `logger` is the app's.
  */
-export type ExecutorFactory = (driver: RunDriver, context: { logger?: ExecutorLogger }) => RunExecutor
+export type ExecutorFactory = (
+  driver: RunDriver,
+  context: { logger?: ExecutorLogger }
+) => RunExecutor
 
 /**
  * The config once defaults are applied.

@@ -38,7 +38,10 @@ export class QueueExecutor implements RunExecutor {
 
   constructor(driver: RunDriver, options: QueueExecutorOptions = {}) {
     this.#options = options
-    this.#dispatch = registerDriveRunJob((runId) => driveWithRetries(driver, runId, options), options)
+    this.#dispatch = registerDriveRunJob(
+      (runId) => driveWithRetries(driver, runId, options),
+      options
+    )
   }
 
   /**

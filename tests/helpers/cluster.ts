@@ -168,7 +168,11 @@ export async function prepareClusterTables(db: Database, backend: Backend) {
 export async function reply(baseUrl: string, rowId: string, body: object, person = 'user:1') {
   const response = await fetch(`${baseUrl}/inbox/rows/${rowId}/reply`, {
     method: 'POST',
-    headers: { 'x-person': person, 'content-type': 'application/json', 'accept': 'application/json' },
+    headers: {
+      'x-person': person,
+      'content-type': 'application/json',
+      'accept': 'application/json',
+    },
     body: JSON.stringify(body),
   })
   await response.text()
@@ -181,10 +185,15 @@ export async function reply(baseUrl: string, rowId: string, body: object, person
 export async function startRun(baseUrl: string, input: string, person = 'user:1') {
   const response = await fetch(`${baseUrl}/runs`, {
     method: 'POST',
-    headers: { 'x-person': person, 'content-type': 'application/json', 'accept': 'application/json' },
+    headers: {
+      'x-person': person,
+      'content-type': 'application/json',
+      'accept': 'application/json',
+    },
     body: JSON.stringify({ input }),
   })
   const body = (await response.json()) as { id: string }
-  if (response.status !== 200) throw new Error(`POST /runs: ${response.status} ${JSON.stringify(body)}`)
+  if (response.status !== 200)
+    throw new Error(`POST /runs: ${response.status} ${JSON.stringify(body)}`)
   return body.id
 }

@@ -182,7 +182,10 @@ test.group(`Queue cluster | ${dbName()}`, (group) => {
       for (const run of runsDone) {
         assert.equal(run.status, 'completed', `${run.id}: ${run.error}`)
         const facts = await runFacts(run.id, files)
-        const action = await ToolCall.query().where('run_id', run.id).where('kind', 'action').firstOrFail()
+        const action = await ToolCall.query()
+          .where('run_id', run.id)
+          .where('kind', 'action')
+          .firstOrFail()
         const executed = effects.filter((effect) => effect.run_id === run.id)
         if (action.execution === 'interrupted') {
           interrupted++
