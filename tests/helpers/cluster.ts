@@ -182,7 +182,12 @@ export async function reply(baseUrl: string, rowId: string, body: object, person
 /**
  * Starts a painter run through a web server; resolves with its id.
  */
-export async function startRun(baseUrl: string, input: string, person = 'user:1') {
+export async function startRun(
+  baseUrl: string,
+  input: string,
+  person = 'user:1',
+  agent = 'painter'
+) {
   const response = await fetch(`${baseUrl}/runs`, {
     method: 'POST',
     headers: {
@@ -190,7 +195,7 @@ export async function startRun(baseUrl: string, input: string, person = 'user:1'
       'content-type': 'application/json',
       'accept': 'application/json',
     },
-    body: JSON.stringify({ input }),
+    body: JSON.stringify({ input, agent }),
   })
   const body = (await response.json()) as { id: string }
   if (response.status !== 200)
