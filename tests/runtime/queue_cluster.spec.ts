@@ -211,12 +211,15 @@ test.group(`Queue cluster | ${dbName()}`, (group) => {
       assert.isAtMost(interrupted, Number(env.CONCURRENCY))
 
       // The page on B heard of every row settled on A, through Redis
+      // (and of its creation, by a worker)
       if (pageOnB) {
         assert.isAbove(settledThroughA.length, 0)
         for (const rowId of settledThroughA) {
-          await pageOnB.next(
-            (message) => message.payload.type === 'row:settled' && message.payload.rowId === rowId
-          )
+          for (const type of ['row:created', 'row:settled']) {
+            await pageOnB.next(
+              (message) => message.payload.type === type && message.payload.rowId === rowId
+            )
+          }
         }
       }
     }).timeout(BOUND + 60_000)
