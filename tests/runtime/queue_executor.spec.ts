@@ -237,6 +237,30 @@ for (const backend of ['redis', 'database'] as const) {
         runIds
       )
     }).timeout(90_000)
+
+    test('processes starting together recover a stranded run once: one job per run', async ({
+      assert,
+    }) => {
+      const web = await startWebServer({ ...env, RECOVER_ON_START: '0' })
+      processes.push(web)
+      const runIds = await Promise.all(
+        Array.from({ length: 5 }, (_, index) => startRun(web.baseUrl, `stranded-${index}`))
+      )
+      await web.kill()
+      await loseJobs(backend, db)
+
+      // Two web servers (they enqueue and never drive) start and recover at once
+      const servers = await Promise.all([
+        startWebServer({ ...env, RECOVER_INTERVAL: '0' }),
+        startWebServer({ ...env, RECOVER_INTERVAL: '0' }),
+      ])
+      processes.push(...servers)
+      const jobs = await storedJobs(backend, db)
+      assert.sameMembers(
+        jobs.map((job) => job.payload.runId),
+        runIds
+      )
+    }).timeout(60_000)
   })
 }
 
