@@ -28,6 +28,7 @@ import { ANSWER } from '../fixtures/crash_agent.ts'
 import { DRIVE_RUN_JOB } from '../../src/scale/drive_run_job.ts'
 import { LOCKS } from '../../src/scale/exclusive.ts'
 import { seedExpiring } from '../helpers/expiry.ts'
+import { defineConfig } from '../../src/define_config.ts'
 import { Verrou } from '@verrou/core'
 import { redisStore } from '@verrou/core/drivers/redis'
 import { Job, QueueManager } from '@adonisjs/queue'
@@ -323,4 +324,22 @@ test.group(`Queue executor | one sweeper | ${dbName()}`, (group) => {
       ['expired expiry']
     )
   }).timeout(60_000)
+})
+
+test.group('Queue executor | config', () => {
+  test("executor: 'queue' resolves to the queue executor; an executor the package does not know is refused at boot", async ({
+    assert,
+  }) => {
+    assert.throws(
+      () => defineConfig({ executor: 'cron' as never }),
+      `Invalid "executor" in config/agents.ts: expected 'inline', 'queue' or a factory, got "cron"`
+    )
+    const app = {} as never
+    const queued = await defineConfig({ executor: 'queue' }).resolver(app)
+    assert.equal(queued.executorKind, 'queue')
+    assert.isFunction(queued.executor)
+    const inline = await defineConfig({}).resolver(app)
+    assert.equal(inline.executorKind, 'inline')
+    assert.isUndefined(inline.executor)
+  })
 })
