@@ -134,6 +134,10 @@ for (const backend of ['redis', 'database'] as const) {
       return () => testApp.terminate()
     })
     group.each.setup(async () => {
+      // No run of an earlier test is left to recover
+      await db.from('agent_run_journal').delete()
+      await db.from('agent_tool_calls').delete()
+      await db.from('agent_runs').delete()
       await prepareClusterTables(db, backend)
       return async () => {
         for (const child of processes.splice(0)) await child.kill()
@@ -204,7 +208,15 @@ for (const backend of ['redis', 'database'] as const) {
       // The workers go down; the people answer meanwhile; the queue loses every job
       await worker.kill()
       for (const row of asked) assert.equal(await reply(web.baseUrl, row.id, ANSWER), 200)
-      assert.lengthOf(await storedJobs(backend, db), runIds.length)
+      // Each settle enqueues its run's job once its response went out
+      const enqueued = await until('a job per settled run', async () => {
+        const jobs = await storedJobs(backend, db)
+        return jobs.length >= runIds.length ? jobs : undefined
+      })
+      assert.sameMembers(
+        enqueued.map((job) => job.payload.runId),
+        runIds
+      )
       await loseJobs(backend, db)
       assert.lengthOf(await storedJobs(backend, db), 0)
 
