@@ -6,7 +6,8 @@
  * Runs of the painter (a question, then an approved action) are started
  * through both servers, and every row is settled over HTTP through a
  * server picked at random. Mid-way one worker is killed with SIGKILL while
- * it drives a run, and started again.
+ * it drives a run (it hangs in a model call, or in the approved action
+ * after its effect, holding the run), and started again.
  *
  * Then every run has completed, and the ground truth agrees: the side
  * table the action writes holds one execution per run whose action
@@ -67,12 +68,15 @@ async function inParallel<T>(items: T[], width: number, work: (item: T) => Promi
   )
 }
 
-const scenarios: { backend: Backend; runs: number }[] =
+/** Where the first worker hangs to be killed: in a model call, or in the approved action */
+type HangIn = 'model' | 'action'
+
+const scenarios: { backend: Backend; runs: number; hangIn: HangIn }[] =
   dbName() === 'sqlite'
-    ? [{ backend: 'database', runs: Number(process.env.CLUSTER_RUNS ?? 40) }]
+    ? [{ backend: 'database', runs: Number(process.env.CLUSTER_RUNS ?? 40), hangIn: 'action' }]
     : [
-        { backend: 'redis', runs: Number(process.env.CLUSTER_RUNS ?? 200) },
-        { backend: 'database', runs: Number(process.env.CLUSTER_RUNS ?? 200) },
+        { backend: 'redis', runs: Number(process.env.CLUSTER_RUNS ?? 200), hangIn: 'model' },
+        { backend: 'database', runs: Number(process.env.CLUSTER_RUNS ?? 200), hangIn: 'action' },
       ]
 
 test.group(`Queue cluster | ${dbName()}`, (group) => {
@@ -92,8 +96,8 @@ test.group(`Queue cluster | ${dbName()}`, (group) => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
   })
 
-  for (const { backend, runs } of scenarios) {
-    test(`2 web servers, 2 workers on ${backend}: ${runs} runs settled at random over HTTP, a worker killed mid-run and restarted; every run once`, async ({
+  for (const { backend, runs, hangIn } of scenarios) {
+    test(`2 web servers, 2 workers on ${backend}: ${runs} runs settled at random over HTTP, a worker killed mid-${hangIn === 'model' ? 'model call' : 'action'} and restarted; every run once`, async ({
       assert,
     }) => {
       await AgentRun.query().delete()
@@ -117,7 +121,13 @@ test.group(`Queue cluster | ${dbName()}`, (group) => {
       const servers = await Promise.all([startWebServer(env), startWebServer(env)])
       cleanups.push(...servers.map((server) => () => server.kill()))
       const [serverA, serverB] = servers
-      const workers = await Promise.all([startWorker(env), startWorker(env)])
+      // The first worker hangs in a model call or an action, a run in its hands, to be killed there
+      const hangLog = file('hang.log')
+      const hangAt = Math.ceil(hangIn === 'model' ? runs / 4 : runs / 8)
+      const workers = await Promise.all([
+        startWorker({ ...env, HANG_IN: hangIn, HANG_AT: String(hangAt), HANG_LOG: hangLog }),
+        startWorker(env),
+      ])
       cleanups.push(...workers.map((worker) => () => worker.kill()))
 
       // The page on server B, as its live-updates hook listens
@@ -146,19 +156,16 @@ test.group(`Queue cluster | ${dbName()}`, (group) => {
           .count('* as n')
         if (Number(open[0].$extras.n) === 0) break
 
-        // Once a third of the runs are done, kill the first worker while it drives one
-        if (killed === null) {
-          const done = runs - Number(open[0].$extras.n)
+        // Once the first worker hangs mid-run, kill it there and start another
+        if (killed === null && logLines(hangLog).includes(String(workers[0].pid))) {
           const driving = await AgentRun.query()
             .where('status', 'running')
             .where('lease_owner', 'like', `%:${workers[0].pid}:%`)
-            .first()
-          if (done >= runs / 3 && driving) {
-            killed = workers[0].pid
-            await workers[0].kill('SIGKILL')
-            const restarted = await startWorker(env)
-            cleanups.push(() => restarted.kill())
-          }
+          assert.isAbove(driving.length, 0, 'the hanging worker holds no run')
+          killed = workers[0].pid
+          await workers[0].kill('SIGKILL')
+          const restarted = await startWorker(env)
+          cleanups.push(() => restarted.kill())
         }
 
         const pending = await ToolCall.query().where('status', 'pending').limit(40)
@@ -171,7 +178,7 @@ test.group(`Queue cluster | ${dbName()}`, (group) => {
         })
         if (pending.length === 0) await sleep(50)
       }
-      assert.isNotNull(killed, 'the first worker was never caught driving a run')
+      assert.isNotNull(killed, 'the first worker never reached the call it hangs in')
 
       // Every run completed, each as a run no kill touched, but where the kill was
       const runsDone = await AgentRun.query().whereIn('id', runIds)
@@ -209,6 +216,8 @@ test.group(`Queue cluster | ${dbName()}`, (group) => {
         }
       }
       assert.isAtMost(interrupted, Number(env.CONCURRENCY))
+      // Killed inside the action it had claimed: that one is interrupted, its effect kept once
+      if (hangIn === 'action') assert.isAtLeast(interrupted, 1)
 
       // The page on B heard of every row settled on A, through Redis
       // (and of its creation, by a worker)
