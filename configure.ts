@@ -13,9 +13,11 @@
  * app's Inertia client, as its rc file indexes pages or its package.json
  * lists `@inertiajs/react` / `@inertiajs/vue3`, else a prompt when it has
  * neither or both, and without a
- * terminal to ask, an error before anything is written); ace's own
- * `--force` overwrites files already published (config, migration, pages,
- * routes file).
+ * terminal to ask, an error before anything is written);
+ * `--executor=queue` writes a config whose runs are driven by
+ * `@adonisjs/queue` workers (default `inline`); ace's own `--force`
+ * overwrites files already published (config, migration, pages, routes
+ * file).
  */
 
 import { access, copyFile, mkdir, readdir, readFile } from 'node:fs/promises'
@@ -53,6 +55,8 @@ const RC_ENTRIES = {
   preload: '#start/agent_inbox',
 }
 const ENV_VARIABLE = 'AGENT_MODEL'
+const QUEUE_PROVIDER = '@adonisjs/queue/queue_provider'
+type Executor = 'inline' | 'queue'
 const DEFAULT_MODEL = 'openai/gpt-5'
 
 async function exists(path: string) {
@@ -130,6 +134,20 @@ async function chooseFramework(command: Configure, rcSource: string): Promise<Fr
     return null
   }
   return command.prompt.choice(FRAMEWORK_PROMPT, names, { default: installed[0] ?? 'react' })
+}
+
+/**
+ * `--executor=inline|queue` (default inline), or null after reporting a
+ * value that is neither.
+ */
+async function executorFlag(command: Configure): Promise<Executor | null> {
+  const value = (await flagValue(command, 'executor')) ?? 'inline'
+  if (value === 'inline' || value === 'queue') return value
+  command.logger.logError(
+    `Invalid --executor "${String(value)}": use --executor=inline (runs resume in the process that settled them) or --executor=queue (on @adonisjs/queue workers)`
+  )
+  command.exitCode = 1
+  return null
 }
 
 /**
@@ -232,7 +250,7 @@ async function defineEnv(command: Configure) {
  * What is left to do, printed last: the migration, the model's key, where
  * the inbox is.
  */
-function printNextSteps(command: Configure, page: boolean) {
+function printNextSteps(command: Configure, page: boolean, queue: QueueSetup) {
   const lines = [
     'Next steps:',
     '  1. node ace migration:run',
@@ -243,8 +261,22 @@ function printNextSteps(command: Configure, page: boolean) {
       ? "  3. Start a run (node ace agents:run operator) and open /inbox (a run's page and the history link from there)"
       : '  3. Start a run (node ace agents:run operator); the inbox answers JSON at /inbox',
   ]
+  if (queue !== 'none') {
+    lines.push(
+      '  4. Runs are driven by @adonisjs/queue workers: start them with node ace queue:work'
+    )
+  }
+  if (queue === 'missing') {
+    lines.push(
+      '     This app has no @adonisjs/queue yet: run node ace add @adonisjs/queue first',
+      '     (Redis, or its database backend for an app without Redis)'
+    )
+  }
   command.logger.info(lines.join('\n'))
 }
+
+/** What the queue executor needs of the app: nothing, present, or still missing */
+type QueueSetup = 'none' | 'ready' | 'missing'
 
 export async function configure(command: Configure) {
   const app = command.app
@@ -253,11 +285,19 @@ export async function configure(command: Configure) {
 
   // Every question is answered before the first file is written
   const rcSource = await readFile(app.makePath('adonisrc.ts'), 'utf8').catch(() => '')
+  const executor = await executorFlag(command)
+  if (!executor) return
   const page = await wantsPage(command, rcSource.includes('@adonisjs/inertia'))
   const framework = page ? await chooseFramework(command, rcSource) : null
   if (page && !framework) return
 
-  await codemods.makeUsingStub(stubsRoot, 'config/agents.stub', {})
+  await codemods.makeUsingStub(stubsRoot, 'config/agents.stub', {
+    // The stub engine drops the line breaks before a tag, so the value brings its own
+    executor:
+      executor === 'queue'
+        ? `\n\n  /**\n   * Runs are driven by @adonisjs/queue workers (node ace queue:work), a job\n   * per resume carrying the run id; see config/queue.ts for the backend.\n   */\n  executor: 'queue',`
+        : '',
+  })
 
   // The migration name is timestamped, so "already published" means any prefix
   const migrationsDir = app.makePath('database/migrations')
@@ -285,5 +325,7 @@ export async function configure(command: Configure) {
 
   await registerInRcFile(command, rcSource)
   await defineEnv(command)
-  printNextSteps(command, page)
+  const queue: QueueSetup =
+    executor === 'inline' ? 'none' : rcSource.includes(QUEUE_PROVIDER) ? 'ready' : 'missing'
+  printNextSteps(command, page, queue)
 }

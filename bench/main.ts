@@ -13,6 +13,7 @@ import { measureConcurrentRuns, measureDurableStep, measureGrowth } from './dura
 import { measureExpirySweep } from './expiry_sweep.ts'
 import { measureHttpSettle } from './http_settle.ts'
 import { measureInboxPage } from './inbox_page.ts'
+import { measureQueueWorkers } from './queue_workers.ts'
 import { formatNumber, formatSpread, table, type Row } from './stats.ts'
 
 const { values } = parseArgs({
@@ -33,6 +34,9 @@ const sizes = quick
       concurrentRuns: 100,
       sweepRows: 1_000,
       sweepRepetitions: 1,
+      queueRuns: 40,
+      queueSamples: 10,
+      queueBackends: ['redis'] as const,
     }
   : {
       steps: 200,
@@ -43,6 +47,9 @@ const sizes = quick
       concurrentRuns: 1000,
       sweepRows: 10_000,
       sweepRepetitions: 3,
+      queueRuns: 200,
+      queueSamples: 40,
+      queueBackends: ['redis', 'database'] as const,
     }
 
 const rows: Record<string, Row> = {}
@@ -145,6 +152,27 @@ for (const name of values.db.split(',').map((item) => item.trim()) as DbName[]) 
       name,
       `${formatNumber(sweep.floorSeconds)} s; ${formatSpread(sweep.floorBatch)} ms`
     )
+
+    for (const backend of sizes.queueBackends) {
+      console.error(`${name}: queue executor on ${backend}, ${sizes.queueRuns} runs`)
+      const queue = await measureQueueWorkers(testApp.db, {
+        backend,
+        runs: sizes.queueRuns,
+        samples: sizes.queueSamples,
+      })
+      cell(
+        `queue (${backend}): runs/s driven by 1 worker → 2 workers (3 model calls ≤ 20 ms each)`,
+        '',
+        name,
+        `${formatNumber(queue.one)} → ${formatNumber(queue.two)} (${formatNumber(queue.two / queue.one)}×)`
+      )
+      cell(
+        `queue (${backend}): settle → resume / the queue's empty-job round trip (ms)`,
+        '≤ 1.5×',
+        name,
+        `${formatNumber(queue.ratio)}× (${formatSpread(queue.resume)} vs ${formatSpread(queue.roundTrip)})`
+      )
+    }
   } finally {
     await testApp.terminate()
   }

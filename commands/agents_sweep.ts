@@ -5,10 +5,16 @@
  * once the rows are settled: the runs they unblock are resumed by the web
  * server's own periodic sweep (`sweepInterval`), which picks up waiting
  * runs with nothing pending left, or here with `--drive`.
+ *
+ * Safe from cron on every host: with `@adonisjs/lock` one sweep runs at a
+ * time and the others return at once, saying so; without it, sweeps that
+ * overlap share the rows (each batch locks what it settles) and settle
+ * none twice.
  */
 
 import { BaseCommand, flags } from '@adonisjs/core/ace'
 import type { CommandOptions } from '@adonisjs/core/types/ace'
+import { exclusive, lockManager, LOCKS } from '../src/scale/exclusive.ts'
 import '../src/types/extended.ts'
 
 export default class AgentsSweep extends BaseCommand {
@@ -20,6 +26,8 @@ export default class AgentsSweep extends BaseCommand {
     "resume in the web server's next periodic sweep (sweepInterval), which",
     'resumes waiting runs with nothing pending; with --drive they are driven',
     'in this process instead, and the command waits for them.',
+    'With @adonisjs/lock, a sweep already running elsewhere makes this one',
+    'return at once: safe to run from cron on every host.',
     '',
     '{{ binaryName }} agents:sweep',
     '{{ binaryName }} agents:sweep --drive',
@@ -34,7 +42,15 @@ export default class AgentsSweep extends BaseCommand {
 
   async run() {
     const agents = await this.app.container.make('agents.runtime')
-    const count = await agents.sweep({ resume: this.drive })
+    const locks = await lockManager(this.app.container)
+    const outcome = await exclusive(locks, LOCKS.sweep, 120_000, () =>
+      agents.sweep({ resume: this.drive })
+    )
+    if (!outcome.ran) {
+      this.logger.info('Another process is sweeping; nothing to do')
+      return
+    }
+    const count = outcome.result
     this.logger.success(`Swept ${count} expired ${count === 1 ? 'row' : 'rows'}`)
     if (this.drive) await agents.idle()
   }

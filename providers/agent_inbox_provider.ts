@@ -1,8 +1,11 @@
 /*
  * Registers the agent runtime and its inbox in the container. Nothing runs
- * at register time: the runtime is a lazy singleton. Once the app is ready
- * (web server or worker), runs left behind by a dead process are resumed
- * and expired rows are swept on an interval; both stop at shutdown.
+ * at register time: the runtime is a lazy singleton. In the long-lived
+ * processes (the web server, and with `executor: 'queue'` each
+ * `node ace queue:work` worker), runs left behind by a dead process are
+ * resumed once the process is ready and expired rows are swept on an
+ * interval, each under `@adonisjs/lock` when the app has it so one process
+ * at a time does it; both stop at shutdown.
  *
  * When the app has `@adonisjs/transmit`, row events are broadcast to their
  * owner's channel (src/http/live.ts, imported only then) from the moment
@@ -16,6 +19,7 @@ import type { ApplicationService } from '@adonisjs/core/types'
 import { Agents } from '../src/runtime/agents.ts'
 import type { ResolvedAgentInboxConfig } from '../src/types.ts'
 import type { LiveEmitter, LiveTransmit } from '../src/http/live.ts'
+import { exclusive, lockManager, LOCKS } from '../src/scale/exclusive.ts'
 import debug from '../src/debug.ts'
 import '../src/types/extended.ts'
 
@@ -114,29 +118,55 @@ export default class AgentInboxProvider {
   }
 
   /**
-   * Only long-lived processes recover runs and sweep: not ace commands,
-   * not the REPL, not tests unless they ask for it.
+   * Only long-lived processes recover runs and sweep: the web server, and
+   * the queue's workers when they drive the runs. Not other ace commands,
+   * not the REPL, not tests unless they ask for it. A worker is known once
+   * ace is about to run `queue:work`, and the runtime is built before the
+   * worker takes its first job (so the job's class is registered).
    */
   async ready() {
-    if (this.app.getEnvironment() !== 'web') return
+    if (this.app.getEnvironment() === 'web') return this.#runInBackground()
+    if (this.app.getEnvironment() !== 'console' || !this.app.container.hasBinding('ace')) return
+    const config = await this.#config()
+    if (config?.executorKind !== 'queue') return
+    const ace = await this.app.container.make('ace')
+    ace.executing(async (command, isMain) => {
+      if (isMain && command.commandName === 'queue:work') await this.#runInBackground()
+    })
+  }
+
+  /**
+   * Start-up recovery, then the periodic recovery and sweep. Each pass
+   * runs under its lock (src/scale/exclusive.ts): of several processes
+   * starting or ticking together, one does the work and the others skip
+   * their turn.
+   */
+  async #runInBackground() {
     const config = await this.#config()
     const agents = await this.app.container.make('agents.runtime')
-    if (config?.recoverOnStart) await agents.recover()
+    const locks = await lockManager(this.app.container)
+    const logger = await this.app.container.make('logger')
+    const recover = () =>
+      exclusive(locks, LOCKS.recover, 30_000, () => agents.recover()).catch((error) =>
+        logger.error({ err: error }, 'adonis-agent-inbox: recovering stranded runs failed')
+      )
+    // A failed pass (the database or the lock store down) is tried again on the interval
+    if (config?.recoverOnStart) await recover()
     /*
      * Runs stranded while this process lives (a drive that failed past its
      * retries, a worker killed within its lease, a resume lost with the
-     * process that settled) are picked up here, the lease deciding who
-     * drives: no run waits for a restart.
+     * process that settled, a job lost with the queue) are picked up here,
+     * the lease deciding who drives: no run waits for a restart.
      */
     if (config?.recoverInterval) {
-      this.#recoverer = setInterval(() => {
-        agents.recover().catch((error) => debug('recovery failed %O', error))
-      }, config.recoverInterval)
+      this.#recoverer = setInterval(() => void recover(), config.recoverInterval)
       this.#recoverer.unref()
     }
     if (config?.sweepInterval) {
       this.#sweeper = setInterval(() => {
-        agents.sweep().catch((error) => debug('sweep failed %O', error))
+        exclusive(locks, LOCKS.sweep, 120_000, () => agents.sweep()).catch((error) =>
+          debug('sweep failed %O', error)
+        )
       }, config.sweepInterval)
       this.#sweeper.unref()
     }

@@ -8,7 +8,7 @@ import { configProvider } from '@adonisjs/core'
 import { RuntimeException } from '@adonisjs/core/exceptions'
 import type { ConfigProvider } from '@adonisjs/core/types'
 import { resolveLimits } from './questions/values.ts'
-import type { AgentInboxConfig, ResolvedAgentInboxConfig } from './types.ts'
+import type { AgentInboxConfig, ExecutorFactory, ResolvedAgentInboxConfig } from './types.ts'
 
 /**
  * Defines the agent inbox config.
@@ -43,6 +43,17 @@ export function defineConfig(
     names.add(agent.name)
   }
 
+  if (
+    config.executor !== undefined &&
+    config.executor !== 'inline' &&
+    config.executor !== 'queue' &&
+    typeof config.executor !== 'function'
+  ) {
+    throw new RuntimeException(
+      `Invalid "executor" in config/agents.ts: expected 'inline', 'queue' or a factory, got ${JSON.stringify(config.executor)}`
+    )
+  }
+
   return configProvider.create(async () => ({
     agents: config.agents ?? [],
     limits,
@@ -52,6 +63,29 @@ export function defineConfig(
     recoverInterval: config.recoverInterval ?? 60_000,
     inbox: config.inbox ?? {},
     live: config.live === false ? false : typeof config.live === 'object' ? config.live : {},
-    executor: config.executor,
+    executorKind: typeof config.executor === 'function' ? 'custom' : (config.executor ?? 'inline'),
+    executor: config.executor === 'queue' ? await queueExecutor(config) : executorFactory(config),
   }))
+}
+
+/**
+ * The factory given in config, or none for the inline executor.
+ */
+function executorFactory(config: AgentInboxConfig): ExecutorFactory | undefined {
+  return typeof config.executor === 'function' ? config.executor : undefined
+}
+
+/**
+ * The queue executor, imported only when configured: `@adonisjs/queue` is
+ * an optional peer, and an app without it must boot.
+ */
+async function queueExecutor(config: AgentInboxConfig): Promise<ExecutorFactory> {
+  const { QueueExecutor } = await import('./scale/queue_executor.ts').catch((error) => {
+    throw new RuntimeException(
+      `executor: 'queue' in config/agents.ts needs @adonisjs/queue. Install and configure it with "node ace add @adonisjs/queue"`,
+      { cause: error }
+    )
+  })
+  return (driver, { logger }) =>
+    new QueueExecutor(driver, { logger, queue: config.queue?.name, adapter: config.queue?.adapter })
 }

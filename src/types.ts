@@ -5,7 +5,7 @@
 import type { QuestionLimits } from './questions/types.ts'
 import type { AgentDefinition } from './runtime/define_agent.ts'
 import type { RunDriver } from './runtime/run_driver.ts'
-import type { RunExecutor } from './runtime/executor.ts'
+import type { ExecutorLogger, RunExecutor } from './runtime/executor.ts'
 import type { InboxAccess } from './http/access.ts'
 import type { LiveOptions } from './http/live.ts'
 
@@ -42,13 +42,29 @@ export type AgentInboxConfig = {
    */
   live?: boolean | LiveOptions
   /**
-   * Where runs are driven once started or resumed: by default in this
-   * process on the next tick (`InlineExecutor`). Give a factory to hand
-   * them to something else, such as a queue whose workers call
-   * `driver.drive(runId)`.
+   * Where runs are driven once started or resumed:
+   * - `'inline'` (default): in this process, on the next tick;
+   * - `'queue'`: on `@adonisjs/queue` workers (`node ace queue:work`), a
+   *   job carrying the run id per resume (README, Scaling out);
+   * - a factory, to hand them to something else.
    */
-  executor?: (driver: RunDriver) => RunExecutor
+  executor?: 'inline' | 'queue' | ExecutorFactory
+  /** With `executor: 'queue'`: where the jobs go */
+  queue?: {
+    /** The queue's name; default `'default'`, the one `queue:work` serves */
+    name?: string
+    /** An adapter of config/queue.ts other than its default */
+    adapter?: string
+  }
 }
+
+/**
+ * Builds an executor around the runtime's driver; `logger` is the app's.
+ */
+export type ExecutorFactory = (
+  driver: RunDriver,
+  context: { logger?: ExecutorLogger }
+) => RunExecutor
 
 /**
  * The config once defaults are applied.
@@ -62,7 +78,9 @@ export type ResolvedAgentInboxConfig = {
   recoverInterval: number
   inbox: Partial<InboxAccess>
   live: LiveOptions | false
-  executor?: (driver: RunDriver) => RunExecutor
+  /** Which executor drives the runs; `'custom'` for a factory */
+  executorKind: 'inline' | 'queue' | 'custom'
+  executor?: ExecutorFactory
 }
 export type { AgentDefinition, AgentOptions, Intake } from './runtime/define_agent.ts'
 export type { ToolDefinition, ToolOptions, ToolContext, ToolKind } from './runtime/define_tool.ts'

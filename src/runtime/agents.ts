@@ -33,7 +33,7 @@ export type AgentsOptions = {
   owner?: string
   onCheckpoint?: RunDriverOptions['onCheckpoint']
   /** Build another executor (a queue) around the driver; inline by default */
-  executor?: (driver: RunDriver) => RunExecutor
+  executor?: (driver: RunDriver, context: { logger?: ExecutorLogger }) => RunExecutor
   /** The app's logger: drives that fail are reported here */
   logger?: ExecutorLogger
   /**
@@ -105,7 +105,8 @@ export class Agents {
       signer: options.signer,
     })
     this.executor =
-      options.executor?.(this.driver) ?? new InlineExecutor(this.driver, { logger: options.logger })
+      options.executor?.(this.driver, { logger: options.logger }) ??
+      new InlineExecutor(this.driver, { logger: options.logger })
   }
 
   /**
@@ -121,7 +122,7 @@ export class Agents {
       parentRunId: options.parentRunId ?? null,
     })
     await this.#events?.emit('agents:run:started', { run })
-    await this.executor.resume(run.id)
+    await this.executor.resume(run.id, 'start')
     return run
   }
 
@@ -197,7 +198,7 @@ export class Agents {
       })
       await run.save()
     })
-    await this.executor.resume(run.id)
+    await this.executor.resume(run.id, 'start')
     return run
   }
 
@@ -209,7 +210,7 @@ export class Agents {
    */
   async recover(): Promise<number> {
     const runs = await strandedRuns(this.driver.owner)
-    for (const run of runs) await this.executor.resume(run.id)
+    for (const run of runs) await this.executor.resume(run.id, 'recover')
     debug('recovered %d runs', runs.length)
     return runs.length
   }
@@ -251,7 +252,7 @@ export class Agents {
   async #resumeSettledRuns(skip: Set<string>) {
     const runs = await waitingWithNothingPending(AgentRun.query()).select('id')
     const left = runs.filter((run) => !skip.has(run.id))
-    for (const run of left) await this.executor.resume(run.id)
+    for (const run of left) await this.executor.resume(run.id, 'recover')
     if (left.length > 0) debug('sweep resumed %d settled runs', left.length)
   }
 
@@ -303,7 +304,7 @@ export class Agents {
     for (const run of runs) {
       if (isFinished(run.status)) continue
       await this.#events?.emit('agents:run:resumed', { run })
-      await this.executor.resume(run.id)
+      await this.executor.resume(run.id, 'settle')
       resumed.push(run.id)
     }
     return resumed
@@ -325,7 +326,7 @@ export class Agents {
           const run = await AgentRun.find(runId)
           if (run) await events.emit('agents:run:resumed', { run })
         }
-        await this.executor.resume(runId)
+        await this.executor.resume(runId, 'settle')
       })
     }
   }

@@ -1,8 +1,10 @@
 /*
- * Where a settled run resumes. The inline executor (the default) drives it
- * in this process right after the settle commits; a queue-backed executor
- * can drive it on any worker instead, since the driver needs nothing but
- * the run id.
+ * Where a run resumes once something happened to it (started, settled,
+ * recovered). The inline executor (the default) drives it in this process
+ * right after the settle commits; the queue executor (src/scale/) hands it
+ * to `@adonisjs/queue` workers, since the driver needs nothing but the run
+ * id. Both drive through `driveWithRetries`, so a passing database error is
+ * retried the same way wherever the run is driven.
  */
 
 import debug from '../debug.ts'
@@ -10,10 +12,19 @@ import type { RunDriver } from './run_driver.ts'
 import { isTransient } from './transient.ts'
 
 /**
- * Resumes runs. `resume` must return quickly: it schedules, it does not wait.
+ * Why a run is resumed: started, one of its rows settled, or found
+ * stranded by recovery (or a sweep). A queue executor enqueues a
+ * recovery's resume at most once per run while its job waits, so two
+ * processes recovering at once hand each run to one worker.
+ */
+export type ResumeCause = 'start' | 'settle' | 'recover'
+
+/**
+ * Resumes runs. `resume` must return quickly: it schedules, it does not
+ * wait for the drive.
  */
 export interface RunExecutor {
-  resume(runId: string): void | Promise<void>
+  resume(runId: string, cause?: ResumeCause): void | Promise<void>
   /** Resolves once everything scheduled so far has settled (tests, shutdown) */
   idle(): Promise<void>
 }
@@ -26,7 +37,7 @@ export type ExecutorLogger = {
   error(bindings: object, message: string): void
 }
 
-export type InlineExecutorOptions = {
+export type DriveRetryOptions = {
   logger?: ExecutorLogger
   /** Tries of a drive that fails on a passing database error; default 6 */
   attempts?: number
@@ -35,56 +46,62 @@ export type InlineExecutorOptions = {
 }
 
 /**
- * Drives resumed runs in this process, on the next tick. A drive that
- * fails on a passing database error (a lost connection, a busy or locked
- * database, a deadlock) is tried again with a growing wait; one that still
- * fails, or fails otherwise, is logged, and the run is left for the
- * periodic recovery (`Agents.recover`), never dropped in silence.
+ * Drives a run, trying again with a growing wait when it fails on a
+ * passing database error (a lost connection, a busy or locked database, a
+ * deadlock). One that still fails, or fails otherwise, is logged and the
+ * run is left for the periodic recovery (`Agents.recover`), never dropped
+ * in silence. Never throws. The retries stay in this process on purpose: a
+ * failed drive keeps its lease (docs/design.md §9.3), which only this
+ * process may take back before it lapses.
+ */
+export async function driveWithRetries(
+  driver: RunDriver,
+  runId: string,
+  options: DriveRetryOptions = {}
+): Promise<void> {
+  const attempts = options.attempts ?? 6
+  const backoff = options.backoff ?? 100
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await driver.drive(runId)
+      return
+    } catch (error) {
+      const retry = isTransient(error) && attempt < attempts
+      debug('run %s: drive failed (attempt %d) %O', runId, attempt, error)
+      if (!retry) {
+        options.logger?.error(
+          { err: error, runId, attempts: attempt },
+          'adonis-agent-inbox: driving a run failed; the periodic recovery will resume it'
+        )
+        return
+      }
+      options.logger?.warn(
+        { err: error, runId, attempt },
+        'adonis-agent-inbox: a passing database error stopped a run; retrying'
+      )
+      const wait = Math.min(backoff * 2 ** (attempt - 1), 5000)
+      await new Promise((resolve) => setTimeout(resolve, wait))
+    }
+  }
+}
+
+/**
+ * Drives resumed runs in this process, on the next tick, through
+ * `driveWithRetries`.
  */
 export class InlineExecutor implements RunExecutor {
   #inFlight = new Set<Promise<unknown>>()
-  #logger?: ExecutorLogger
-  #attempts: number
-  #backoff: number
 
   constructor(
     private driver: RunDriver,
-    options: InlineExecutorOptions = {}
-  ) {
-    this.#logger = options.logger
-    this.#attempts = options.attempts ?? 6
-    this.#backoff = options.backoff ?? 100
-  }
+    private options: DriveRetryOptions = {}
+  ) {}
 
   resume(runId: string) {
     const task = new Promise((resolve) => setImmediate(resolve))
-      .then(() => this.#drive(runId))
+      .then(() => driveWithRetries(this.driver, runId, this.options))
       .finally(() => this.#inFlight.delete(task))
     this.#inFlight.add(task)
-  }
-
-  async #drive(runId: string) {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.driver.drive(runId)
-      } catch (error) {
-        const retry = isTransient(error) && attempt < this.#attempts
-        debug('run %s: drive failed (attempt %d) %O', runId, attempt, error)
-        if (!retry) {
-          this.#logger?.error(
-            { err: error, runId, attempts: attempt },
-            'adonis-agent-inbox: driving a run failed; the periodic recovery will resume it'
-          )
-          return
-        }
-        this.#logger?.warn(
-          { err: error, runId, attempt },
-          'adonis-agent-inbox: a passing database error stopped a run; retrying'
-        )
-        const wait = Math.min(this.#backoff * 2 ** (attempt - 1), 5000)
-        await new Promise((resolve) => setTimeout(resolve, wait))
-      }
-    }
   }
 
   async idle() {

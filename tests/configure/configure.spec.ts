@@ -374,4 +374,44 @@ test.group('Configure', (group) => {
     assert.include(error, '--framework=react')
     await assert.fileNotExists('config/agents.ts')
   })
+
+  test('--executor=queue writes a config driven by queue workers, and says to add @adonisjs/queue when missing', async ({
+    assert,
+    fs,
+  }) => {
+    const ace = await setupApp(fs, [INERTIA])
+    const command = await ace.create(Configure, [PACKAGE, '--executor=queue'])
+    await command.exec()
+    assert.equal(command.exitCode, 0)
+    const config = await fs.contents('config/agents.ts')
+    assert.match(config, /^ {2}limits: \{\},\n\n {2}\/\*\*\n/m)
+    assert.match(config, /^ {2}executor: 'queue',\n\}\)$/m)
+    const printed = logsOf(ace).join('\n')
+    assert.include(printed, 'node ace queue:work')
+    assert.include(printed, 'node ace add @adonisjs/queue')
+
+    const withQueue = await setupApp(fs, [INERTIA, '@adonisjs/queue/queue_provider'])
+    const again = await withQueue.create(Configure, [PACKAGE, '--executor=queue', '--force'])
+    await again.exec()
+    const printedAgain = logsOf(withQueue).join('\n')
+    assert.include(printedAgain, 'node ace queue:work')
+    assert.notInclude(printedAgain, 'node ace add @adonisjs/queue')
+  })
+
+  test('the inline executor is the default, and an unknown --executor is refused before any file', async ({
+    assert,
+    fs,
+  }) => {
+    const ace = await setupApp(fs, [INERTIA])
+    const refused = await ace.create(Configure, [PACKAGE, '--executor=cron'])
+    await refused.exec()
+    assert.equal(refused.exitCode, 1)
+    assert.include(logsOf(ace).join('\n'), 'Invalid --executor "cron"')
+    await assert.fileNotExists('config/agents.ts')
+
+    const inline = await ace.create(Configure, [PACKAGE])
+    await inline.exec()
+    assert.notInclude(await fs.contents('config/agents.ts'), 'executor')
+    assert.notInclude(logsOf(ace).join('\n'), 'queue:work')
+  })
 })

@@ -108,6 +108,24 @@ test.group('Layers of src/', () => {
     )
   })
 
+  test('the scale-out parts are reached only through the provider, the config and the commands', async ({
+    assert,
+  }) => {
+    const list = await sources('src', 'providers', 'commands', 'services')
+    assert.deepEqual(
+      offenders(list, (target, source) => {
+        if (!target.startsWith('src/scale/')) return true
+        return /^(src\/scale\/|providers\/|commands\/|src\/define_config\.ts)/.test(source.file)
+      }),
+      []
+    )
+    const scale = list.filter((source) => source.file.startsWith('src/scale/'))
+    assert.deepEqual(
+      offenders(scale, (target) => !/^src\/(http|inbox|channels)\//.test(target)),
+      []
+    )
+  })
+
   test('nothing imports the HTTP side but the provider, the routes and type surfaces', async ({
     assert,
   }) => {

@@ -1,0 +1,77 @@
+/*
+ * The queue executor: a resumed run becomes a job on `@adonisjs/queue`
+ * carrying its id, and whichever worker (`node ace queue:work`) takes the
+ * job drives the run. The lease still decides who drives (docs/design.md
+ * §9): a job delivered twice, or while another worker drives the run, gets
+ * `'busy'` and ends; the holder picks up what was settled meanwhile. A job
+ * lost with the queue (a flushed Redis, a dispatch that failed) leaves a
+ * stranded run that the periodic recovery finds and enqueues again.
+ */
+
+import debug from '../debug.ts'
+import type { RunDriver } from '../runtime/run_driver.ts'
+import {
+  driveWithRetries,
+  type DriveRetryOptions,
+  type ResumeCause,
+  type RunExecutor,
+} from '../runtime/executor.ts'
+import { registerDriveRunJob, type DispatchDriveRun } from './drive_run_job.ts'
+
+export type QueueExecutorOptions = DriveRetryOptions & {
+  /** The queue the jobs go to; default `'default'`, the one `queue:work` serves */
+  queue?: string
+  /** An adapter of config/queue.ts other than its default */
+  adapter?: string
+}
+
+/**
+ * @example
+ * // config/agents.ts
+ * export default defineConfig({ executor: 'queue', queue: { name: 'agents' } })
+ * // and workers: node ace queue:work --queue=agents
+ */
+export class QueueExecutor implements RunExecutor {
+  #dispatch: DispatchDriveRun
+  #dispatches = new Set<Promise<unknown>>()
+  #options: QueueExecutorOptions
+
+  constructor(driver: RunDriver, options: QueueExecutorOptions = {}) {
+    this.#options = options
+    this.#dispatch = registerDriveRunJob(
+      (runId) => driveWithRetries(driver, runId, options),
+      options
+    )
+  }
+
+  /**
+   * Enqueues the run. Resolves once the job is stored; a dispatch that
+   * fails (the queue's backend is down) is logged, never thrown: the run
+   * stays stranded in the database, where recovery finds it. A recovery's
+   * resume is deduplicated by run while its job exists, so processes that
+   * recover at once (every worker and server starting together) enqueue
+   * each stranded run once.
+   */
+  resume(runId: string, cause: ResumeCause = 'settle') {
+    const dedup = cause === 'recover' ? `recover:${runId}` : undefined
+    const task = this.#dispatch(runId, { dedup })
+      .then((result) => debug('run %s: job %s (%s)', runId, result.jobId, result.deduped ?? cause))
+      .catch((error) => {
+        this.#options.logger?.error(
+          { err: error, runId },
+          'adonis-agent-inbox: enqueueing a run failed; the periodic recovery will enqueue it again'
+        )
+      })
+      .finally(() => this.#dispatches.delete(task))
+    this.#dispatches.add(task)
+    return task
+  }
+
+  /**
+   * Resolves once every dispatch made so far is stored (or failed). The
+   * drives themselves happen in the workers.
+   */
+  async idle() {
+    while (this.#dispatches.size > 0) await Promise.all([...this.#dispatches])
+  }
+}
