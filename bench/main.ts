@@ -86,13 +86,13 @@ for (const name of values.db.split(',').map((item) => item.trim()) as DbName[]) 
     console.error(`${name}: growth over ${sizes.growthSteps} steps`)
     const growth = await measureGrowth({ steps: sizes.growthSteps })
     cell(
-      `per-step cost at step ${sizes.growthSteps} vs steps 2–21: package (plain AI SDK loop)`,
+      `per-step cost at step ${sizes.growthSteps} vs steps 2–21: package (its generateText call; the AI SDK's manual loop)`,
       '',
       name,
-      `${formatNumber(growth.durable.ratio)}× (${formatNumber(growth.plain.ratio)}×), ${formatNumber(growth.durable.late)} (${formatNumber(growth.plain.late)}) ms`
+      `${formatNumber(growth.durable.ratio)}× (${formatNumber(growth.generateText.ratio)}×; ${formatNumber(growth.manual.ratio)}×), ${formatNumber(growth.durable.early)} → ${formatNumber(growth.durable.late)} ms (${formatNumber(growth.generateText.late)}; ${formatNumber(growth.manual.late)})`
     )
     cell(
-      `the package's own share of a step (package − plain) at step ${sizes.growthSteps} vs steps 2–21`,
+      `the package's own share of a step (the step without its generateText call) at step ${sizes.growthSteps} vs steps 2–21`,
       '≤ 1.2×',
       name,
       `${formatNumber(growth.own.ratio)}× (${formatNumber(growth.own.early)} → ${formatNumber(growth.own.late)} ms)`
