@@ -17,6 +17,7 @@ import { measureHttpSettle } from './http_settle.ts'
 import { measureInboxPage } from './inbox_page.ts'
 import { measureQueueWorkers } from './queue_workers.ts'
 import { formatNumber, formatSpread, table, type Row } from './stats.ts'
+import { claimRedisDb } from '../tests/helpers/redis_db.ts'
 
 const { values } = parseArgs({
   options: {
@@ -62,6 +63,9 @@ const sizes = quick
       queueSamples: 40,
       queueBackends: ['redis', 'database'] as const,
     }
+
+// The queue figures' Redis database, claimed as a test run claims one
+const releaseRedisDb = await claimRedisDb()
 
 const rows: Record<string, Row> = {}
 function cell(figure: string, goal: string, db: string, value: string) {
@@ -235,3 +239,4 @@ console.log(
   `\nadonis-agent-inbox bench${quick ? ' (quick)' : ''}, ${new Date().toISOString().slice(0, 10)}: median (min–max) of interleaved repetitions\n`
 )
 console.log(table(Object.values(rows), columns))
+await releaseRedisDb()
