@@ -26,6 +26,8 @@ import { builtColumns, insertRow, type RowHolder } from './rows.ts'
 import { RowSettler, type RowSettlerOptions, type SettleOptions } from './row_settler.ts'
 import type { WaitRequest } from './wait.ts'
 import type { ExpiryOptions } from './expiry.ts'
+import { AutoAnswerer, type AutoAnswerPolicy } from './auto_answer.ts'
+import { RowWaiters, withdrawRow, type AwaitOptions } from './awaiting.ts'
 
 export type InboxOptions = RowSettlerOptions & {
   /**
@@ -99,12 +101,65 @@ export class Inbox {
   #now: () => DateTime
   #onSettled?: InboxOptions['onSettled']
   #events?: EventSink
+  #waiters = new RowWaiters()
+  #autoAnswerer?: AutoAnswerer
 
   constructor(options: InboxOptions = {}) {
-    this.#settler = new RowSettler(options)
+    // Rows this process settles or expires wake their waiters (awaiting.ts)
+    this.#settler = new RowSettler({
+      ...options,
+      onExpired: async (batch) => {
+        this.#waiters.wake(batch.expired)
+        await options.onExpired?.(batch)
+      },
+    })
     this.#now = options.now ?? (() => DateTime.now())
-    this.#onSettled = options.onSettled
+    this.#onSettled = async (rows) => {
+      this.#waiters.wake(rows)
+      await options.onSettled?.(rows)
+    }
     this.#events = options.events
+  }
+
+  /**
+   * For tests: rows opened from now on are settled by `policy` (auto_answer.ts)
+   * via `test`. Returns the errors replies met, and `stop()`.
+   * @example inbox.autoAnswer({ answers: 'defaults', approve: ['deploy'] })
+   */
+  autoAnswer(policy: AutoAnswerPolicy) {
+    const answerer = new AutoAnswerer(policy, (rowId, reply, by) =>
+      this.settle(rowId, reply, { by, via: 'test' })
+    )
+    this.#autoAnswerer = answerer
+    return {
+      errors: answerer.errors,
+      stop: () => {
+        if (this.#autoAnswerer === answerer) this.#autoAnswerer = undefined
+      },
+    }
+  }
+
+  /** Resolves once the auto-answers started so far are settled; true if any were */
+  settling(): Promise<boolean> {
+    return this.#autoAnswerer?.settling() ?? Promise.resolve(false)
+  }
+
+  /** The row once settled here or elsewhere, or as it is when `signal` aborts (awaiting.ts) */
+  settled(rowId: string, options?: AwaitOptions): Promise<ToolCall | null> {
+    return this.#waiters.settled(rowId, options)
+  }
+
+  /**
+   * The opener gives up a pending row nobody will read: `cancelled`, so late
+   * replies get E_CANCELLED. Returns null when it was settled first.
+   */
+  async withdraw(rowId: string): Promise<ToolCall | null> {
+    const row = await withdrawRow(rowId)
+    if (row) {
+      this.#waiters.wake([row])
+      await this.#events?.emit('agents:row:settled', { row })
+    }
+    return row
   }
 
   /**
@@ -141,7 +196,10 @@ export class Inbox {
       },
       { spendsBudget: options.spendsBudget === true && !recalled, sequence: options.sequence }
     )
-    if (row.status === 'pending') await this.#events?.emit('agents:row:created', { row })
+    if (row.status === 'pending') {
+      await this.#events?.emit('agents:row:created', { row })
+      this.#autoAnswerer?.opened(row)
+    }
     return row
   }
 
@@ -177,9 +235,7 @@ export class Inbox {
     )
   }
 
-  /**
-   * One page of pending or settled rows. See `InboxQuery`.
-   */
+  /** One page of pending or settled rows. See `InboxQuery` */
   list(query: InboxQuery): Promise<InboxPage> {
     return listRows(query)
   }
@@ -193,9 +249,7 @@ export class Inbox {
     return page.rows
   }
 
-  /**
-   * One row by id, or null.
-   */
+  /** One row by id, or null */
   async find(rowId: string): Promise<ToolCall | null> {
     if (!isRowId(rowId)) return null
     const [row] = readRows(ToolCall, await ToolCall.query().where('id', rowId).limit(1).pojo())
