@@ -260,13 +260,13 @@ export class Agents {
    * Resolves once every scheduled drive has finished.
    */
   async idle() {
-    let answered: boolean
-    do {
-      // Auto-answers (tests) settle rows, which hand resumes off, which open rows
-      answered = await this.inbox.settling()
+    let busy = true
+    while (busy) {
       await Promise.all([...this.#handoffs])
       await this.executor.idle()
-    } while (this.#handoffs.size > 0 || answered)
+      // Auto-answers (tests) settle the rows drives opened, which hands resumes off
+      busy = (await this.inbox.settling()) || this.#handoffs.size > 0
+    }
   }
 
   /**

@@ -54,10 +54,10 @@ export function fakeModel(agents: Agents, name: string, model: LanguageModel): (
 }
 
 /**
- * Where a run stopped: the run as it is now, and its pending rows in order
- * (none once it finished).
+ * Where a run stopped: the run as it is now, its pending rows in order
+ * (none once it finished), and its final text once completed.
  */
-export type DriveResult = { run: AgentRun; pending: ToolCall[] }
+export type DriveResult = { run: AgentRun; pending: ToolCall[]; text: string | null }
 
 /**
  * Lets a run go as far as it can (every drive scheduled in this process
@@ -77,5 +77,6 @@ export async function drive(agents: Agents, run: AgentRun | string): Promise<Dri
     .where('run_id', id)
     .where('status', 'pending')
     .orderBy('sequence', 'asc')
-  return { run: current, pending }
+  const result = current.result as { text?: unknown } | null
+  return { run: current, pending, text: typeof result?.text === 'string' ? result.text : null }
 }
