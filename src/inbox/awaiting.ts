@@ -90,3 +90,22 @@ export async function withdrawRow(rowId: string): Promise<ToolCall | null> {
   debug('row %s withdrawn by its opener', rowId)
   return readRow(rowId)
 }
+
+/**
+ * Withdraws the pending rows of a run held open by `heldBy`, a driver that
+ * died mid-call: the request they answer died with it (an MCP server's
+ * elicitation, its connection gone). Returns the rows withdrawn.
+ */
+export async function withdrawHeldRows(runId: string, heldBy: string): Promise<ToolCall[]> {
+  const held = await ToolCall.query()
+    .where('run_id', runId)
+    .where('status', 'pending')
+    .where('claimed_by', heldBy)
+    .select('id')
+  const withdrawn: ToolCall[] = []
+  for (const row of held) {
+    const done = await withdrawRow(row.id)
+    if (done) withdrawn.push(done)
+  }
+  return withdrawn
+}

@@ -22,12 +22,12 @@ import type { QuestionOutcome } from '../questions/types.ts'
 import { hashArgs } from './args_hash.ts'
 import { readRows } from '../persistence/prepared_columns.ts'
 import { listRows, type InboxPage, type InboxQuery } from './list.ts'
-import { builtColumns, insertRow, type RowHolder } from './rows.ts'
+import { builtColumns, insertRow, recordedAttributes, type RowHolder } from './rows.ts'
 import { RowSettler, type RowSettlerOptions, type SettleOptions } from './row_settler.ts'
 import type { WaitRequest } from './wait.ts'
 import type { ExpiryOptions } from './expiry.ts'
 import { AutoAnswerer, type AutoAnswerPolicy } from './auto_answer.ts'
-import { RowWaiters, withdrawRow, type AwaitOptions } from './awaiting.ts'
+import { RowWaiters, withdrawHeldRows, withdrawRow, type AwaitOptions } from './awaiting.ts'
 
 export type InboxOptions = RowSettlerOptions & {
   /**
@@ -55,6 +55,8 @@ export type OpenOptions = {
   recalled?: QuestionOutcome
   /** The row's sequence, when the caller holds the run and knows it */
   sequence?: number
+  /** Who holds the wait open in memory (an MCP elicitation's driver): `claimed_by` */
+  heldBy?: string
 }
 
 /**
@@ -155,11 +157,23 @@ export class Inbox {
    */
   async withdraw(rowId: string): Promise<ToolCall | null> {
     const row = await withdrawRow(rowId)
-    if (row) {
-      this.#waiters.wake([row])
-      await this.#events?.emit('agents:row:settled', { row })
-    }
+    if (row) await this.#withdrawn([row])
     return row
+  }
+
+  /**
+   * Withdraws the pending rows of a run that a dead driver held open
+   * (`heldBy`, its lease owner): nobody holds their requests any more.
+   */
+  async withdrawHeld(runId: string, heldBy: string): Promise<ToolCall[]> {
+    const rows = await withdrawHeldRows(runId, heldBy)
+    await this.#withdrawn(rows)
+    return rows
+  }
+
+  async #withdrawn(rows: ToolCall[]) {
+    this.#waiters.wake(rows)
+    for (const row of rows) await this.#events?.emit('agents:row:settled', { row })
   }
 
   /**
@@ -190,6 +204,7 @@ export class Inbox {
             }
           : {
               status: 'pending',
+              claimedBy: options.heldBy ?? null,
               expiresAt: options.expiresAt ?? null,
               onExpiry: options.onExpiry ?? 'defaults',
             }),
@@ -329,19 +344,5 @@ export class Inbox {
    */
   sweepExpired(options: SweepOptions = {}): Promise<ToolCall[]> {
     return this.#settler.expireDue(options)
-  }
-}
-
-/**
- * The columns of a row that waits for nobody.
- */
-function recordedAttributes(call: RecordedCall): Partial<ToolCall> {
-  return {
-    kind: call.kind,
-    toolName: call.toolName,
-    toolCallId: call.toolCallId,
-    status: 'auto',
-    request: { args: call.args, summary: call.summary },
-    argsHash: hashArgs(call.args),
   }
 }

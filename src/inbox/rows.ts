@@ -20,6 +20,8 @@ import { nextSequence, preparedColumns, preparedRows } from '../persistence/prep
 import { transaction } from '../persistence/transaction.ts'
 import { E_ABORTED } from '../errors.ts'
 import debug from '../debug.ts'
+import { hashArgs } from './args_hash.ts'
+import type { RecordedCall } from './inbox.ts'
 
 /**
  * The run a row belongs to: an agent run of the runtime, or none, for a
@@ -128,4 +130,18 @@ export async function insertRow(
   })
   debug('run %s: row %s (%s, %s)', runId, row.id, row.kind, row.status)
   return row
+}
+
+/**
+ * The columns of a row that waits for nobody.
+ */
+export function recordedAttributes(call: RecordedCall): Partial<ToolCall> {
+  return {
+    kind: call.kind,
+    toolName: call.toolName,
+    toolCallId: call.toolCallId,
+    status: 'auto',
+    request: { args: call.args, summary: call.summary },
+    argsHash: hashArgs(call.args),
+  }
 }

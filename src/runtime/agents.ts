@@ -24,6 +24,7 @@ import { journalRows } from './journal.ts'
 import { editedArgsValidator, inputSchemaOf } from './edited_args.ts'
 import { listRuns, type RunQuery } from './run_list.ts'
 import { RunDriver, type RunDriverOptions } from './run_driver.ts'
+import { closeMcpServers } from './mcp_tools.ts'
 
 export type AgentsOptions = {
   agents: AgentDefinition[]
@@ -82,7 +83,8 @@ export class Agents {
       for (const key of Object.keys(DEFAULT_LIMITS) as (keyof QuestionLimits)[]) {
         if (agent.limits[key] !== DEFAULT_LIMITS[key]) limits[key] = agent.limits[key]
       }
-      this.definitions.set(agent.name, { ...agent, limits })
+      // Tools of its own: an agent's MCP tools are added per runtime (mcp_tools.ts)
+      this.definitions.set(agent.name, { ...agent, limits, tools: new Map(agent.tools) })
     }
     this.#events = options.events
     this.inbox = new Inbox({
@@ -254,6 +256,14 @@ export class Agents {
     const left = runs.filter((run) => !skip.has(run.id))
     for (const run of left) await this.executor.resume(run.id, 'recover')
     if (left.length > 0) debug('sweep resumed %d settled runs', left.length)
+  }
+
+  /**
+   * Waits for the drives in flight, then closes the agents' MCP connections.
+   */
+  async close() {
+    await this.idle()
+    await closeMcpServers(this.definitions.values())
   }
 
   /**

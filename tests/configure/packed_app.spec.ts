@@ -249,6 +249,12 @@ test.group('Packed package | a fresh starter-kit app', (group) => {
       )
     )
 
+    // A new agent and its test, on the testing kit of the built package
+    const made = await ace(['make:agent', 'triage'])
+    assert.equal(made.code, 0, made.output)
+    assert.include(await read('tests/unit/agents/triage.spec.ts'), `from 'adonis-agent-inbox/testing'`)
+    assert.include(await read('tests/bootstrap.ts'), '[assert(), agentAssertions()]')
+
     /*
      * Types: the generated page index, then tsc as the app's typecheck runs it
      */
@@ -291,6 +297,14 @@ test.group('Packed package | a fresh starter-kit app', (group) => {
     const migrated = await ace(['migration:run'])
     assert.equal(migrated.code, 0, migrated.output)
     assert.match(migrated.output, /migrated database\/migrations\/\d+_create_agent_inbox_tables/)
+    // The generated agent test passes on adonis-agent-inbox/testing from build/
+    const tested = await run(process.execPath, ['--import=@poppinss/ts-exec', 'bin/test.ts'], {
+      cwd: appRoot,
+      env,
+    })
+    assert.equal(tested.code, 0, tested.output)
+    assert.include(tested.output, 'completes a run on a scripted model')
+    step('make:agent and its test')
     server = await startServer(
       appRoot,
       ['--import=@poppinss/ts-exec', `--import=${OFFLINE_PROVIDER.href}`],
