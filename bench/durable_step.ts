@@ -23,12 +23,15 @@ const PAYLOAD = 'x'.repeat(1024)
 
 /** A model that calls the read tool `steps` times, then answers */
 function stepperModel(steps: number) {
-  return scriptedModel([
-    ...Array.from({ length: steps }, (_, index) => () => [
-      call(`call_${index + 1}`, 'lookup', { key: `k${index + 1}` }),
-    ]),
-    () => [say('done')],
-  ], { by: 'turn' })
+  return scriptedModel(
+    [
+      ...Array.from({ length: steps }, (_, index) => () => [
+        call(`call_${index + 1}`, 'lookup', { key: `k${index + 1}` }),
+      ]),
+      () => [say('done')],
+    ],
+    { by: 'turn' }
+  )
 }
 
 const lookup = async ({ key }: { key: string }) => `value of ${key}`

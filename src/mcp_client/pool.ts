@@ -65,7 +65,9 @@ export class McpServerPool {
         ? new StdioClientTransport({
             command: config.command,
             args: config.args,
-            env: config.env ? { ...(process.env as Record<string, string>), ...config.env } : undefined,
+            env: config.env
+              ? { ...(process.env as Record<string, string>), ...config.env }
+              : undefined,
             cwd: config.cwd,
             stderr: 'inherit',
           })

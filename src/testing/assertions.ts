@@ -33,7 +33,10 @@ async function rowsOf(id: string) {
 function describeRows(rows: ToolCall[]) {
   if (rows.length === 0) return 'no rows'
   return rows
-    .map((row) => `${row.kind} ${row.toolName} ${row.status}${row.execution ? `/${row.execution}` : ''}`)
+    .map(
+      (row) =>
+        `${row.kind} ${row.toolName} ${row.status}${row.execution ? `/${row.execution}` : ''}`
+    )
     .join(', ')
 }
 
@@ -89,8 +92,7 @@ export function agentAssertions(): PluginFn {
         const rows = await rowsOf(idOf(run))
         const ran = rows.filter(
           (row) =>
-            row.toolName === tool &&
-            (row.execution === 'succeeded' || row.execution === 'failed')
+            row.toolName === tool && (row.execution === 'succeeded' || row.execution === 'failed')
         )
         this.evaluate(
           ran.length === 1,
@@ -100,7 +102,8 @@ export function agentAssertions(): PluginFn {
         const row = ran[0]
         if (args !== undefined) {
           const decision = row.outcome as DecisionOutcome | null
-          const used = decision?.kind === 'decision' ? approvedArgs(row, decision) : row.request.args
+          const used =
+            decision?.kind === 'decision' ? approvedArgs(row, decision) : row.request.args
           this.deepEqual(used, args, `"${tool}" ran with other args`)
         }
         return row

@@ -27,6 +27,12 @@ export {
   type SentToolResult,
   type TurnContext,
 } from './scripted_model.ts'
-export { drive, fakeModel, testAgents, type DriveResult, type TestAgentsOptions } from './runtime.ts'
+export {
+  drive,
+  fakeModel,
+  testAgents,
+  type DriveResult,
+  type TestAgentsOptions,
+} from './runtime.ts'
 export { agentAssertions } from './assertions.ts'
 export { autoReply, type AutoAnswerPolicy } from '../inbox/auto_answer.ts'

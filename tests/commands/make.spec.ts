@@ -154,7 +154,8 @@ test.group('make:agent and make:tool', (group) => {
       `[assert(), agentAssertions()]`,
     ])
     // A second agent leaves the plugin registered once
-    await (await ace.create(MakeAgent, ['Reporter'])).exec()
+    const second = await ace.create(MakeAgent, ['Reporter'])
+    await second.exec()
     const bootstrap = await fs.contents('tests/bootstrap.ts')
     assert.equal(bootstrap.split('agentAssertions()').length, 2)
 

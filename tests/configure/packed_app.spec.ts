@@ -252,7 +252,10 @@ test.group('Packed package | a fresh starter-kit app', (group) => {
     // A new agent and its test, on the testing kit of the built package
     const made = await ace(['make:agent', 'triage'])
     assert.equal(made.code, 0, made.output)
-    assert.include(await read('tests/unit/agents/triage.spec.ts'), `from 'adonis-agent-inbox/testing'`)
+    assert.include(
+      await read('tests/unit/agents/triage.spec.ts'),
+      `from 'adonis-agent-inbox/testing'`
+    )
     assert.include(await read('tests/bootstrap.ts'), '[assert(), agentAssertions()]')
 
     /*

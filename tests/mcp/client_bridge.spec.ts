@@ -24,14 +24,22 @@ import { conciergeAgent, MCP_AGENT_NAME, type ConciergeInput } from '../fixtures
 
 const PERSON = { 'x-person': 'user:1', 'accept': 'application/json' }
 
-async function startConcierge(agents: Agents, input: ConciergeInput, owner: string | null = 'user:1') {
+async function startConcierge(
+  agents: Agents,
+  input: ConciergeInput,
+  owner: string | null = 'user:1'
+) {
   return agents.start(MCP_AGENT_NAME, { input: JSON.stringify(input), owner })
 }
 
 /** The first pending row of the run, once its tool's elicitation opened it */
 function pendingRowOf(runId: string) {
   return eventually(`a pending row of run ${runId}`, () =>
-    ToolCall.query().where('run_id', runId).where('status', 'pending').first().then((row) => row ?? undefined)
+    ToolCall.query()
+      .where('run_id', runId)
+      .where('status', 'pending')
+      .first()
+      .then((row) => row ?? undefined)
   )
 }
 
@@ -70,7 +78,9 @@ test.group(`MCP client bridge, a real server over stdio | ${dbName()}`, (group) 
     listed.assertStatus(200)
     const groups = listed.body().groups
     assert.deepEqual(
-      groups.flatMap((group: { rows: { id: string }[] }) => group.rows.map((entry) => entry.id)),
+      groups.flatMap((runGroup: { rows: { id: string }[] }) =>
+        runGroup.rows.map((entry) => entry.id)
+      ),
       [row.id]
     )
     assert.equal(groups[0].rows[0].questionSet.questions[2].id, 'age')
@@ -78,7 +88,11 @@ test.group(`MCP client bridge, a real server over stdio | ${dbName()}`, (group) 
     assert.equal(row.toolName, 'svc_profile')
     const set = row.request as QuestionSet
     assert.deepEqual(
-      set.questions.map((question) => [question.id, question.input?.type ?? 'options', question.defaults]),
+      set.questions.map((question) => [
+        question.id,
+        question.input?.type ?? 'options',
+        question.defaults,
+      ]),
       [
         ['name', 'text', []],
         ['email', 'email', []],
@@ -88,13 +102,10 @@ test.group(`MCP client bridge, a real server over stdio | ${dbName()}`, (group) 
         ['newsletter', 'options', ['true']],
       ]
     )
-    assert.deepEqual(
-      set.questions.find((question) => question.id === 'country')!.options,
-      [
-        { value: 'fr', label: 'France' },
-        { value: 'jp', label: 'Japan' },
-      ]
-    )
+    assert.deepEqual(set.questions.find((question) => question.id === 'country')!.options, [
+      { value: 'fr', label: 'France' },
+      { value: 'jp', label: 'Japan' },
+    ])
 
     // A value out of bounds is refused with the field named; nothing reaches the server
     const refused = await client
@@ -106,7 +117,14 @@ test.group(`MCP client bridge, a real server over stdio | ${dbName()}`, (group) 
     const reply = await client
       .post(`/inbox/rows/${row.id}/reply`)
       .headers(PERSON)
-      .json({ answers: { name: ['Ada'], email: ['ada@example.com'], age: ['42'], colors: ['red', 'green'] } })
+      .json({
+        answers: {
+          name: ['Ada'],
+          email: ['ada@example.com'],
+          age: ['42'],
+          colors: ['red', 'green'],
+        },
+      })
     reply.assertStatus(200)
 
     const { run, text } = await drive(agents, started)
@@ -187,7 +205,8 @@ test.group(`MCP client bridge, a real server over stdio | ${dbName()}`, (group) 
     const { run, text } = await drive(agents, started)
     assert.equal(run.status, 'completed')
     assert.deepEqual(JSON.parse(text!), { action: 'cancel' })
-    const kinds = (await ToolCall.query().where('run_id', run.id)).map((row) => row.kind)
+    const rows = await ToolCall.query().where('run_id', run.id)
+    const kinds = rows.map((row) => row.kind)
     assert.deepEqual(kinds, ['read'])
   })
 
@@ -218,17 +237,16 @@ test.group(`MCP client bridge, a real server over stdio | ${dbName()}`, (group) 
     client,
     cleanup,
   }) => {
-    const started = await agents.run(
-      (await AgentRun.create({
-        agent: MCP_AGENT_NAME,
-        status: 'queued',
-        input: JSON.stringify({ tool: 'profile' }),
-        ownerId: 'user:1',
-      })).id
-    )
+    // Queued, not started: the worker drives it, not this process
+    const started = await AgentRun.create({
+      agent: MCP_AGENT_NAME,
+      status: 'queued',
+      input: JSON.stringify({ tool: 'profile' }),
+      ownerId: 'user:1',
+    })
     const worker = spawn(
       process.execPath,
-      ['--import=@poppinss/ts-exec', 'tests/fixtures/mcp_worker.ts', started!.id],
+      ['--import=@poppinss/ts-exec', 'tests/fixtures/mcp_worker.ts', started.id],
       {
         env: { ...process.env, DB: dbName(), DB_FILE: sqliteFile(), LEASE_TTL: '300' },
         stdio: ['ignore', 'pipe', 'inherit'],
@@ -241,7 +259,9 @@ test.group(`MCP client bridge, a real server over stdio | ${dbName()}`, (group) 
         output += String(chunk)
         if (output.includes('\n')) resolve(output.trim())
       })
-      worker.on('exit', () => reject(new Error(`the worker exited before its elicitation: ${output}`)))
+      worker.on('exit', () =>
+        reject(new Error(`the worker exited before its elicitation: ${output}`))
+      )
     })
     const { rowId } = JSON.parse(line) as { rowId: string }
     const exited = new Promise((resolve) => worker.on('exit', resolve))
@@ -250,7 +270,7 @@ test.group(`MCP client bridge, a real server over stdio | ${dbName()}`, (group) 
 
     // The lease lapses; recovery here drives the run on
     await eventually('the worker lease to lapse', async () => (await agents.recover()) > 0)
-    const { run, text } = await drive(agents, started!)
+    const { run, text } = await drive(agents, started)
     assert.equal(run.status, 'completed')
     assert.include(text!, 'interrupted by a process restart')
     const withdrawn = await ToolCall.findOrFail(rowId)
