@@ -4,7 +4,9 @@
  * answers). `npm run bench -- --quick` is the smoke run CI uses: fewer
  * steps and repetitions, the same figures; its numbers are not asserted.
  *
- *   npm run bench -- [--quick] [--db=sqlite,pg,mysql]
+ *   npm run bench -- [--quick] [--db=sqlite,pg,mysql] [--only=step,growth,crowd,page,sweep,queue,settle]
+ *
+ * `--only` measures those groups of figures alone (all by default).
  */
 
 import { parseArgs } from 'node:util'
@@ -15,13 +17,23 @@ import { measureHttpSettle } from './http_settle.ts'
 import { measureInboxPage } from './inbox_page.ts'
 import { measureQueueWorkers } from './queue_workers.ts'
 import { formatNumber, formatSpread, table, type Row } from './stats.ts'
+import { claimRedisDb } from '../tests/helpers/redis_db.ts'
 
 const { values } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
     db: { type: 'string', default: 'sqlite,pg,mysql' },
+    only: { type: 'string', default: 'step,growth,crowd,page,sweep,queue,settle' },
   },
 })
+
+const GROUPS = ['step', 'growth', 'crowd', 'page', 'sweep', 'queue', 'settle'] as const
+const only = new Set(values.only.split(',').map((item) => item.trim()))
+for (const group of only) {
+  if (!GROUPS.includes(group as (typeof GROUPS)[number])) {
+    throw new Error(`--only: unknown group "${group}"; the groups are ${GROUPS.join(', ')}`)
+  }
+}
 
 const quick = values.quick
 const sizes = quick
@@ -52,6 +64,9 @@ const sizes = quick
       queueBackends: ['redis', 'database'] as const,
     }
 
+// The queue figures' Redis database, claimed as a test run claims one
+const releaseRedisDb = await claimRedisDb()
+
 const rows: Record<string, Row> = {}
 function cell(figure: string, goal: string, db: string, value: string) {
   rows[figure] ??= { figure, cells: {}, goal }
@@ -70,90 +85,100 @@ for (const name of values.db.split(',').map((item) => item.trim()) as DbName[]) 
   }
   columns.push(name)
   try {
-    console.error(`${name}: durable step, ${sizes.steps} steps × ${sizes.repetitions}`)
-    const step = await measureDurableStep(testApp.db, sizes)
-    cell('per step through the package (ms)', '', name, formatSpread(step.packageStep))
-    cell('one INSERT+COMMIT of a 1 KB row (ms, floor)', '', name, formatSpread(step.insertFloor))
-    cell('one step of the plain AI SDK loop (ms, floor)', '', name, formatSpread(step.plainStep))
-    cell('package / (insert + plain step)', '≤ 1.5×', name, formatSpread(step.ratio, '×'))
-    cell(
-      'SQL statements per step (commits)',
-      '≤ 3 (1–2)',
-      name,
-      `${formatNumber(step.statementsPerStep)} (${formatNumber(step.commitsPerStep)})`
-    )
-
-    console.error(`${name}: growth over ${sizes.growthSteps} steps`)
-    const growth = await measureGrowth({ steps: sizes.growthSteps })
-    cell(
-      `per-step cost at step ${sizes.growthSteps} vs steps 2–21: package (plain AI SDK loop)`,
-      '',
-      name,
-      `${formatNumber(growth.durable.ratio)}× (${formatNumber(growth.plain.ratio)}×), ${formatNumber(growth.durable.late)} (${formatNumber(growth.plain.late)}) ms`
-    )
-    cell(
-      `the package's own share of a step (package − plain) at step ${sizes.growthSteps} vs steps 2–21`,
-      '≤ 1.2×',
-      name,
-      `${formatNumber(growth.own.ratio)}× (${formatNumber(growth.own.early)} → ${formatNumber(growth.own.late)} ms)`
-    )
-
-    console.error(`${name}: ${sizes.concurrentRuns} runs at once`)
-    const crowd = await measureConcurrentRuns({ runs: sizes.concurrentRuns, steps: 3 })
-    cell(
-      `${sizes.concurrentRuns.toLocaleString('en')} runs of 3 steps at once vs as many plain loops (wall / CPU)`,
-      '≤ 2×',
-      name,
-      `${formatNumber(crowd.wallRatio)}× / ${formatNumber(crowd.cpuRatio)}× (${formatNumber(crowd.durable.wall)} vs ${formatNumber(crowd.plain.wall)} ms)`
-    )
-
-    console.error(`${name}: inbox page at ${sizes.pageSizes.join(', ')} rows`)
-    const pages = await measureInboxPage(testApp.db, {
-      sizes: sizes.pageSizes,
-      repetitions: sizes.repetitions * 4,
-    })
-    for (const page of pages) {
+    if (only.has('step')) {
+      console.error(`${name}: durable step, ${sizes.steps} steps × ${sizes.repetitions}`)
+      const step = await measureDurableStep(testApp.db, sizes)
+      cell('per step through the package (ms)', '', name, formatSpread(step.packageStep))
+      cell('one INSERT+COMMIT of a 1 KB row (ms, floor)', '', name, formatSpread(step.insertFloor))
+      cell('one step of the plain AI SDK loop (ms, floor)', '', name, formatSpread(step.plainStep))
+      cell('package / (insert + plain step)', '≤ 1.5×', name, formatSpread(step.ratio, '×'))
       cell(
-        `inbox.list pending / hand-written SQL at ${page.size.toLocaleString('en')} rows`,
-        '≤ 1.5×',
+        'SQL statements per step (commits)',
+        '≤ 3 (1–2)',
         name,
-        `${formatSpread(page.pending.ratio, '×')}; ${formatNumber(page.pending.inbox.median)} ms`
-      )
-      cell(
-        `inbox.list settled / hand-written SQL at ${page.size.toLocaleString('en')} rows`,
-        '≤ 1.5×',
-        name,
-        `${formatSpread(page.settled.ratio, '×')}; ${formatNumber(page.settled.inbox.median)} ms`
+        `${formatNumber(step.statementsPerStep)} (${formatNumber(step.commitsPerStep)})`
       )
     }
-    const [smallest, largest] = [pages[0], pages.at(-1)!]
-    cell(
-      `first pending page, ${largest.size.toLocaleString('en')} vs ${smallest.size.toLocaleString('en')} rows`,
-      '≤ 1.3×',
-      name,
-      `${formatNumber(largest.pending.inbox.median / smallest.pending.inbox.median)}×`
-    )
 
-    const sweepRows = sizes.sweepRows.toLocaleString('en')
-    console.error(`${name}: expiry sweep of ${sweepRows} rows, 2 sweeper processes`)
-    const sweep = await measureExpirySweep({
-      rows: sizes.sweepRows,
-      repetitions: sizes.sweepRepetitions,
-    })
-    cell(
-      `expiry sweep, 2 sweepers at once: ${sweepRows} rows (s; rows/s)`,
-      '10,000 rows ≤ 10 s',
-      name,
-      `${formatSpread(sweep.seconds)} s; ${formatNumber(sweep.rowsPerSecond.median)}/s`
-    )
-    cell(
-      `floor: one UPDATE … WHERE id IN (500 ids) × rows/500 (s; ms a batch)`,
-      '',
-      name,
-      `${formatNumber(sweep.floorSeconds)} s; ${formatSpread(sweep.floorBatch)} ms`
-    )
+    if (only.has('growth')) {
+      console.error(`${name}: growth over ${sizes.growthSteps} steps`)
+      const growth = await measureGrowth({ steps: sizes.growthSteps })
+      cell(
+        `per-step cost at step ${sizes.growthSteps} vs steps 2–21: package (its generateText call; the AI SDK's manual loop)`,
+        '',
+        name,
+        `${formatNumber(growth.durable.ratio)}× (${formatNumber(growth.generateText.ratio)}×; ${formatNumber(growth.manual.ratio)}×), ${formatNumber(growth.durable.early)} → ${formatNumber(growth.durable.late)} ms (${formatNumber(growth.generateText.late)}; ${formatNumber(growth.manual.late)})`
+      )
+      cell(
+        `the package's own share of a step (the step without its generateText call) at step ${sizes.growthSteps} vs steps 2–21`,
+        '≤ 1.2×',
+        name,
+        `${formatNumber(growth.own.ratio)}× (${formatNumber(growth.own.early)} → ${formatNumber(growth.own.late)} ms)`
+      )
+    }
 
-    for (const backend of sizes.queueBackends) {
+    if (only.has('crowd')) {
+      console.error(`${name}: ${sizes.concurrentRuns} runs at once`)
+      const crowd = await measureConcurrentRuns({ runs: sizes.concurrentRuns, steps: 3 })
+      cell(
+        `${sizes.concurrentRuns.toLocaleString('en')} runs of 3 steps at once vs as many plain loops (wall / CPU)`,
+        '≤ 2×',
+        name,
+        `${formatNumber(crowd.wallRatio)}× / ${formatNumber(crowd.cpuRatio)}× (${formatNumber(crowd.durable.wall)} vs ${formatNumber(crowd.plain.wall)} ms)`
+      )
+    }
+
+    if (only.has('page')) {
+      console.error(`${name}: inbox page at ${sizes.pageSizes.join(', ')} rows`)
+      const pages = await measureInboxPage(testApp.db, {
+        sizes: sizes.pageSizes,
+        repetitions: sizes.repetitions * 4,
+      })
+      for (const page of pages) {
+        cell(
+          `inbox.list pending / hand-written SQL at ${page.size.toLocaleString('en')} rows`,
+          '≤ 1.5×',
+          name,
+          `${formatSpread(page.pending.ratio, '×')}; ${formatNumber(page.pending.inbox.median)} ms`
+        )
+        cell(
+          `inbox.list settled / hand-written SQL at ${page.size.toLocaleString('en')} rows`,
+          '≤ 1.5×',
+          name,
+          `${formatSpread(page.settled.ratio, '×')}; ${formatNumber(page.settled.inbox.median)} ms`
+        )
+      }
+      const [smallest, largest] = [pages[0], pages.at(-1)!]
+      cell(
+        `first pending page, ${largest.size.toLocaleString('en')} vs ${smallest.size.toLocaleString('en')} rows`,
+        '≤ 1.3×',
+        name,
+        `${formatNumber(largest.pending.inbox.median / smallest.pending.inbox.median)}×`
+      )
+    }
+
+    if (only.has('sweep')) {
+      const sweepRows = sizes.sweepRows.toLocaleString('en')
+      console.error(`${name}: expiry sweep of ${sweepRows} rows, 2 sweeper processes`)
+      const sweep = await measureExpirySweep({
+        rows: sizes.sweepRows,
+        repetitions: sizes.sweepRepetitions,
+      })
+      cell(
+        `expiry sweep, 2 sweepers at once: ${sweepRows} rows (s; rows/s)`,
+        '10,000 rows ≤ 10 s',
+        name,
+        `${formatSpread(sweep.seconds)} s; ${formatNumber(sweep.rowsPerSecond.median)}/s`
+      )
+      cell(
+        `floor: one UPDATE … WHERE id IN (500 ids) × rows/500 (s; ms a batch)`,
+        '',
+        name,
+        `${formatNumber(sweep.floorSeconds)} s; ${formatSpread(sweep.floorBatch)} ms`
+      )
+    }
+
+    for (const backend of only.has('queue') ? sizes.queueBackends : []) {
       console.error(`${name}: queue executor on ${backend}, ${sizes.queueRuns} runs`)
       const queue = await measureQueueWorkers(testApp.db, {
         backend,
@@ -178,7 +203,7 @@ for (const name of values.db.split(',').map((item) => item.trim()) as DbName[]) 
   }
 
   // The HTTP figures boot their own web app on the same database
-  for (const executor of ['handoff', 'inline'] as const) {
+  for (const executor of only.has('settle') ? (['handoff', 'inline'] as const) : []) {
     console.error(`${name}: HTTP settle of ${sizes.settleRows} rows, concurrency 10, ${executor}`)
     const settle = await measureHttpSettle({
       rows: sizes.settleRows,
@@ -214,3 +239,4 @@ console.log(
   `\nadonis-agent-inbox bench${quick ? ' (quick)' : ''}, ${new Date().toISOString().slice(0, 10)}: median (min–max) of interleaved repetitions\n`
 )
 console.log(table(Object.values(rows), columns))
+await releaseRedisDb()

@@ -9,6 +9,7 @@ import { assert } from '@japa/assert'
 import { apiClient } from '@japa/api-client'
 import { fileSystem } from '@japa/file-system'
 import { processCLIArgs, configure, run } from '@japa/runner'
+import { claimRedisDb } from '../tests/helpers/redis_db.ts'
 
 processCLIArgs(process.argv.splice(2))
 
@@ -20,6 +21,9 @@ register('../tests/helpers/stub_imports.mjs', import.meta.url)
  * process so parallel runs on one machine do not collide.
  */
 process.env.TEST_HTTP_PORT ??= String(38_000 + (process.pid % 2000))
+
+// The queue and live-update suites' Redis database, this run's own (tests/helpers/redis_db.ts)
+const releaseRedisDb = await claimRedisDb()
 
 configure({
   suites: [
@@ -43,6 +47,7 @@ configure({
     apiClient({ baseURL: `http://127.0.0.1:${process.env.TEST_HTTP_PORT}` }),
     fileSystem({ basePath: new URL(`../tmp/fs-${process.pid}/`, import.meta.url) }),
   ],
+  teardown: [releaseRedisDb],
   forceExit: true,
 })
 

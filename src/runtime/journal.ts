@@ -50,6 +50,9 @@ export type JournalEntry = {
 export type CheckpointPoint =
   | 'after-response-saved'
   | 'after-result-saved'
+  /** Just before and after the model call of a step (the bench times a step's own share by them) */
+  | 'before-model-call'
+  | 'after-model-call'
   | 'before-execute'
   /** Inside a checkpoint's transaction, before its commit */
   | 'before-commit'

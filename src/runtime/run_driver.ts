@@ -279,11 +279,14 @@ export class RunDriver {
 
     let result: Awaited<ReturnType<typeof generateText>>
     try {
+      const messages = memory.conversation.messages()
+      const tools = toolset(run, agent)
+      await this.#onCheckpoint?.('before-model-call', run.id)
       result = await generateText({
         model: agent.model,
         system: child ? `${instructions}\n\n${CHILD_NOTE}` : instructions,
-        messages: memory.conversation.messages(),
-        tools: toolset(run, agent),
+        messages,
+        tools,
       })
     } catch (error) {
       const retryable =
@@ -295,6 +298,7 @@ export class RunDriver {
         message
       )
     }
+    await this.#onCheckpoint?.('after-model-call', run.id)
 
     const toolCalls = result.toolCalls.map((call) => ({
       toolCallId: call.toolCallId,

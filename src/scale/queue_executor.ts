@@ -32,6 +32,7 @@ export type QueueExecutorOptions = DriveRetryOptions & {
  * // and workers: node ace queue:work --queue=agents
  */
 export class QueueExecutor implements RunExecutor {
+  readonly drivesElsewhere = true
   #dispatch: DispatchDriveRun
   #dispatches = new Set<Promise<unknown>>()
   #options: QueueExecutorOptions

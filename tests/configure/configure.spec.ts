@@ -9,6 +9,7 @@ import { IgnitorFactory } from '@adonisjs/core/factories'
 import Configure from '@adonisjs/core/commands/configure'
 import Add from '@adonisjs/core/commands/add'
 import type { FileSystem } from '@japa/file-system'
+import type { Assert } from '@japa/assert'
 import { readdir } from 'node:fs/promises'
 
 const PACKAGE = new URL('../../index.ts', import.meta.url).href
@@ -21,6 +22,25 @@ const INERTIA = '@adonisjs/inertia/inertia_provider'
 const AUTH = '@adonisjs/auth/auth_provider'
 const PAGE_PROMPT =
   'This app has no @adonisjs/inertia. Publish the inbox page anyway? (the JSON API works without it)'
+
+/**
+ * Checks the app holds the three pages of `framework` alone under
+ * inertia/pages/ (every file there is a page) and, beside them, the shared
+ * parts and that framework's; returns the parts' file names.
+ */
+async function assertPublished(assert: Assert, fs: FileSystem, framework: 'react' | 'vue') {
+  const extension = framework === 'vue' ? 'vue' : 'tsx'
+  const pages = await fs.readDir('inertia/pages/agent_inbox')
+  assert.sameMembers(
+    pages.map((file) => file.basename),
+    ['index', 'run', 'history'].map((name) => `${name}.${extension}`)
+  )
+  const published = await fs.readDir('inertia/agent_inbox')
+  const parts = published.map((file) => file.basename)
+  const own = await readdir(framework === 'vue' ? VUE_PARTS : REACT_PARTS)
+  assert.sameMembers(parts, [...(await readdir(PAGE_PARTS)), ...own])
+  return parts
+}
 
 /**
  * A minimal app tree, booted, with ace ready to run `configure`. An app with
@@ -110,20 +130,13 @@ test.group('Configure', (group) => {
     ])
     await assert.fileContains('start/agent_inbox.ts', 'registerInboxRoutes(router)')
     // The pages alone under inertia/pages/ (every file there is a page), their parts beside them
-    const page = await fs.readDir('inertia/pages/agent_inbox')
-    assert.sameMembers(
-      page.map((file) => file.basename),
-      ['index.tsx', 'run.tsx', 'history.tsx']
-    )
-    const parts = await fs.readDir('inertia/agent_inbox')
-    assert.sameMembers(
-      parts.map((file) => file.basename),
-      [...(await readdir(PAGE_PARTS)), ...(await readdir(REACT_PARTS))]
-    )
-    assert.includeMembers(
-      parts.map((file) => file.basename),
-      ['form_state.ts', 'inbox.css', 'question_card.tsx', 'live_updates.ts']
-    )
+    const parts = await assertPublished(assert, fs, 'react')
+    assert.includeMembers(parts, [
+      'form_state.ts',
+      'inbox.css',
+      'question_card.tsx',
+      'live_updates.ts',
+    ])
     await assert.fileContains(
       'inertia/pages/agent_inbox/index.tsx',
       `from '../../agent_inbox/question_card'`
@@ -300,20 +313,8 @@ test.group('Configure', (group) => {
     const command = await ace.create(Configure, [PACKAGE, '--framework=vue'])
     await command.exec()
     assert.equal(command.exitCode, 0)
-    const pages = await fs.readDir('inertia/pages/agent_inbox')
-    assert.sameMembers(
-      pages.map((file) => file.basename),
-      ['index.vue', 'run.vue', 'history.vue']
-    )
-    const parts = await fs.readDir('inertia/agent_inbox')
-    assert.sameMembers(
-      parts.map((file) => file.basename),
-      [...(await readdir(PAGE_PARTS)), ...(await readdir(VUE_PARTS))]
-    )
-    assert.notInclude(
-      parts.map((file) => file.basename),
-      'approval_card.tsx'
-    )
+    const parts = await assertPublished(assert, fs, 'vue')
+    assert.notInclude(parts, 'approval_card.tsx')
     await assert.fileContains('inertia/pages/agent_inbox/index.vue', `from '@inertiajs/vue3'`)
     await assert.fileContains('inertia/agent_inbox/schema_form.ts', 'export function argsForm')
   })

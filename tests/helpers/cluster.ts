@@ -13,6 +13,7 @@ import { QueueSchemaService } from '@adonisjs/queue'
 import type { Database } from '@adonisjs/lucid/database'
 import { dbName, sqliteFile } from './database.ts'
 import { freePort } from '../../fixtures/app/bin/launch.ts'
+import { flushRunDb } from './redis_db.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const FIXTURE = fileURLToPath(new URL('../fixtures/cluster_app.ts', import.meta.url))
@@ -21,7 +22,14 @@ const COMPILE_CACHE = fileURLToPath(new URL('../../tmp/compile-cache/', import.m
 export type Backend = 'redis' | 'database'
 
 /** Redis of the tests: a db index of their own, so nothing else's keys are touched */
-export const REDIS = { host: '127.0.0.1', port: 6379, db: Number(process.env.REDIS_DB ?? 3) }
+/** The run's Redis database (tests/helpers/redis_db.ts, read when used; 3 when none was claimed) */
+export const REDIS = {
+  host: '127.0.0.1',
+  port: 6379,
+  get db() {
+    return Number(process.env.REDIS_DB ?? 3)
+  },
+}
 
 export type ClusterProcess = {
   child: ChildProcessWithoutNullStreams
@@ -118,12 +126,12 @@ export async function startWorker(env: Record<string, string>) {
 
 /**
  * The Redis db of the tests, emptied: jobs, dedup keys and locks of earlier
- * runs gone. Only this db index is flushed.
+ * runs gone. Only this db index is flushed, and the run keeps its claim on it.
  */
 export async function flushQueueRedis() {
   const redis = new Redis(REDIS)
   try {
-    await redis.flushdb()
+    await flushRunDb(redis)
   } finally {
     redis.disconnect()
   }

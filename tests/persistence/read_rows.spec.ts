@@ -1,8 +1,9 @@
 /*
  * readRows, the listings' lean hydration, against Lucid's own: the same
  * row read both ways gives the same attributes, dates and JSON included,
- * on every database; and its fast path for SQL date strings reads them as
- * Luxon's fromSQL does.
+ * on every database; its fast path for SQL date strings reads them as
+ * Luxon's fromSQL does; and dates are written in the dialects' formats as
+ * Luxon's toFormat writes them.
  */
 
 import { test } from '@japa/runner'
@@ -11,7 +12,7 @@ import { createTestApp, dbName } from '../helpers/database.ts'
 import { DB_QUESTION } from '../helpers/runtime.ts'
 import { AgentRun } from '../../src/persistence/models/agent_run.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
-import { readRows } from '../../src/persistence/prepared_columns.ts'
+import { formatDateTime, readRows } from '../../src/persistence/prepared_columns.ts'
 
 /** Attributes comparable with deepEqual: dates as epoch milliseconds */
 function comparable(row: ToolCall) {
@@ -81,6 +82,25 @@ test.group(`readRows | ${dbName()}`, (group) => {
         }
       } finally {
         process.env.TZ = saved
+      }
+    })
+
+  test('dates are written in each dialect format as toFormat writes them, in {$self}')
+    .with(['UTC', 'America/St_Johns', 'Asia/Kathmandu', 'Pacific/Chatham', 'America/New_York'])
+    .run(({ assert }, zone) => {
+      const formats = ['yyyy-MM-dd HH:mm:ss', "yyyy-MM-dd'T'HH:mm:ss.SSSZZ", 'yyyy-MM-dd']
+      // Seeded, from year 0 to 2600: offsets in seconds before 1900, years of 3 digits, DST edges
+      let seed = 17
+      const next = () => (seed = (seed * 48271) % 2147483647) / 2147483647
+      for (let index = 0; index < 3000; index++) {
+        const date = DateTime.fromMillis(Math.floor(-62e12 + next() * 82e12), { zone })
+        for (const format of formats) {
+          assert.equal(
+            formatDateTime(date, format),
+            date.toFormat(format),
+            `${date.toISO()} ${format}`
+          )
+        }
       }
     })
 })

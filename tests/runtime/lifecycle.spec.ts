@@ -384,6 +384,47 @@ test.group(`Runtime lifecycle | ${dbName()}`, (group) => {
     }
   })
 
+  test('an executor that drives elsewhere gets the run before the resumed event reads it', async ({
+    assert,
+  }) => {
+    const { runtime, events } = setup([[ask('c1', DB_QUESTION)], [say('Using MySQL.')]])
+    const first = runtime()
+    const run = await first.start('deployer', { input: 'set up a db', owner: 'user:1' })
+    await first.idle()
+
+    // A queue's stand-in: it notes the hand-off in the event list; its "worker" drives on idle()
+    const elsewhere = createAgents({
+      events: { emit: async (name: string) => void events.push(name) } as EventSink,
+      agents: [
+        defineAgent({
+          name: 'deployer',
+          model: scriptedModel([[say('Using MySQL.')]]),
+          instructions: 'Deploy safely.',
+        }),
+      ],
+      executor: (driver) => {
+        const queued: string[] = []
+        return {
+          drivesElsewhere: true,
+          resume: (runId) => {
+            events.push(`resume ${runId === run.id ? 'run' : runId}`)
+            queued.push(runId)
+          },
+          idle: async () => {
+            for (const runId of queued.splice(0)) await driver.drive(runId)
+          },
+        }
+      },
+    })
+    events.length = 0
+    const [row] = await rowsOf(run.id)
+    await elsewhere.inbox.settle(row.id, { skip: true }, { by: 'user:1', via: 'api' })
+    await elsewhere.idle()
+    assert.deepEqual(events.slice(0, 3), ['agents:row:settled', 'resume run', 'agents:run:resumed'])
+    await run.refresh()
+    assert.equal(run.status, 'completed')
+  })
+
   test('a run that asks and completes emits its events in order', async ({ assert }) => {
     const { runtime, events } = setup([[ask('c1', DB_QUESTION)], [say('Using MySQL.')]])
     const first = runtime()

@@ -28,6 +28,7 @@ import { ANSWER } from '../fixtures/crash_agent.ts'
 import { DRIVE_RUN_JOB } from '../../src/scale/drive_run_job.ts'
 import { LOCKS } from '../../src/scale/exclusive.ts'
 import { seedExpiring } from '../helpers/expiry.ts'
+import { flushRunDb } from '../helpers/redis_db.ts'
 import { defineConfig } from '../../src/define_config.ts'
 import { Verrou } from '@verrou/core'
 import { redisStore } from '@verrou/core/drivers/redis'
@@ -117,7 +118,7 @@ async function loseJobs(backend: Backend, db: Database) {
   if (backend === 'database') await db.from('queue_jobs').delete()
   else {
     const redis = new Redis(REDIS)
-    await redis.flushdb()
+    await flushRunDb(redis)
     redis.disconnect()
   }
 }
