@@ -92,16 +92,21 @@ export async function withdrawRow(rowId: string): Promise<ToolCall | null> {
 }
 
 /**
- * Withdraws the pending rows of a run held open by `heldBy`, a driver that
- * died mid-call: the request they answer died with it (an MCP server's
- * elicitation, its connection gone). Returns the rows withdrawn.
+ * Withdraws the pending rows of a run (null: run-less waits) held open by
+ * `heldBy`, a driver or process that died mid-call: the request they
+ * answer died with it (an MCP server's elicitation, its connection gone).
+ * Rows in `except` are still held. Returns the rows withdrawn.
  */
-export async function withdrawHeldRows(runId: string, heldBy: string): Promise<ToolCall[]> {
-  const held = await ToolCall.query()
-    .where('run_id', runId)
-    .where('status', 'pending')
-    .where('claimed_by', heldBy)
-    .select('id')
+export async function withdrawHeldRows(
+  runId: string | null,
+  heldBy: string,
+  except: string[] = []
+): Promise<ToolCall[]> {
+  const query = ToolCall.query().where('status', 'pending').where('claimed_by', heldBy)
+  if (runId === null) query.whereNull('run_id')
+  else query.where('run_id', runId)
+  if (except.length > 0) query.whereNotIn('id', except)
+  const held = await query.select('id')
   const withdrawn: ToolCall[] = []
   for (const row of held) {
     const done = await withdrawRow(row.id)

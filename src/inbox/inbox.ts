@@ -162,11 +162,16 @@ export class Inbox {
   }
 
   /**
-   * Withdraws the pending rows of a run that a dead driver held open
-   * (`heldBy`, its lease owner): nobody holds their requests any more.
+   * Withdraws the pending rows of a run (null: run-less waits) that a dead
+   * driver or process held open (`heldBy`), but those in `except`: nobody
+   * holds their requests any more.
    */
-  async withdrawHeld(runId: string, heldBy: string): Promise<ToolCall[]> {
-    const rows = await withdrawHeldRows(runId, heldBy)
+  async withdrawHeld(
+    runId: string | null,
+    heldBy: string,
+    except: string[] = []
+  ): Promise<ToolCall[]> {
+    const rows = await withdrawHeldRows(runId, heldBy, except)
     await this.#withdrawn(rows)
     return rows
   }
@@ -193,7 +198,14 @@ export class Inbox {
         toolCallId: wait.toolCallId ?? null,
         ...('set' in wait
           ? { request: wait.set, fingerprint: questionSetFingerprint(wait.set) }
-          : { request: { args: wait.args, summary: wait.summary }, argsHash: hashArgs(wait.args) }),
+          : {
+              request: {
+                args: wait.args,
+                summary: wait.summary,
+                ...(wait.link === undefined ? {} : { link: wait.link }),
+              },
+              argsHash: hashArgs(wait.args),
+            }),
         ...(recalled
           ? {
               status: 'answered',

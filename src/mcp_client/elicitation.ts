@@ -59,6 +59,7 @@ export async function elicitThroughInbox(
       toolName: options.toolName,
       args: { url: params.url },
       summary: params.message,
+      link: params.url,
     })
     options.urlWaits.set(params.elicitationId, { rowId: row.id, waits })
     try {
