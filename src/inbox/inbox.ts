@@ -15,14 +15,18 @@ import { DateTime } from 'luxon'
 import type { EventSink } from '../events.ts'
 import { isRowId, ToolCall } from '../persistence/models/tool_call.ts'
 import { InvalidReplyException } from '../errors.ts'
-import { questionSetFingerprint } from '../questions/memory.ts'
 import { sharedReplyIssues } from '../questions/reply.ts'
 import type { ExpiryPolicy } from '../questions/settle.ts'
 import type { QuestionOutcome } from '../questions/types.ts'
-import { hashArgs } from './args_hash.ts'
 import { readRows } from '../persistence/prepared_columns.ts'
 import { listRows, type InboxPage, type InboxQuery } from './list.ts'
-import { builtColumns, insertRow, recordedAttributes, type RowHolder } from './rows.ts'
+import {
+  builtColumns,
+  insertRow,
+  recordedAttributes,
+  waitAttributes,
+  type RowHolder,
+} from './rows.ts'
 import { RowSettler, type RowSettlerOptions, type SettleOptions } from './row_settler.ts'
 import type { WaitRequest } from './wait.ts'
 import type { ExpiryOptions } from './expiry.ts'
@@ -166,11 +170,7 @@ export class Inbox {
    * driver or process held open (`heldBy`), but those in `except`: nobody
    * holds their requests any more.
    */
-  async withdrawHeld(
-    runId: string | null,
-    heldBy: string,
-    except: string[] = []
-  ): Promise<ToolCall[]> {
+  async withdrawHeld(runId: string | null, heldBy: string, except: string[] = []) {
     const rows = await withdrawHeldRows(runId, heldBy, except)
     await this.#withdrawn(rows)
     return rows
@@ -193,19 +193,7 @@ export class Inbox {
     const row = await insertRow(
       holder,
       {
-        kind: wait.kind,
-        toolName: wait.toolName ?? wait.kind,
-        toolCallId: wait.toolCallId ?? null,
-        ...('set' in wait
-          ? { request: wait.set, fingerprint: questionSetFingerprint(wait.set) }
-          : {
-              request: {
-                args: wait.args,
-                summary: wait.summary,
-                ...(wait.link === undefined ? {} : { link: wait.link }),
-              },
-              argsHash: hashArgs(wait.args),
-            }),
+        ...waitAttributes(wait),
         ...(recalled
           ? {
               status: 'answered',
