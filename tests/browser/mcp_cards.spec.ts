@@ -27,6 +27,7 @@ import {
   startRun,
   useBrowserSuite,
 } from '../helpers/inbox_browser.ts'
+import { SPEC_2025_11_25_DEFAULTS } from '../fixtures/mcp_schemas.ts'
 
 const MCP_SERVER = fileURLToPath(new URL('../fixtures/mcp_server.ts', import.meta.url))
 
@@ -148,16 +149,7 @@ for (const framework of browserFrameworks()) {
       await settledCard(page, asked.id, ADA)
       assert.deepEqual(JSON.parse(await serverResult(run.id, 'spec_form')), {
         action: 'accept',
-        content: {
-          displayName: 'user@example.com',
-          score: 50,
-          ratio: 50,
-          agreed: false,
-          color: 'Red',
-          hex: '#FF0000',
-          colors: ['Red', 'Green'],
-          hexes: ['#FF0000', '#00FF00'],
-        },
+        content: SPEC_2025_11_25_DEFAULTS,
       })
     })
 

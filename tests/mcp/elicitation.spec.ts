@@ -15,7 +15,7 @@ import {
 } from '../../src/mcp/main.ts'
 import { settleQuestionSet } from '../../src/questions/settle.ts'
 import type { QuestionOutcome, QuestionSet } from '../../src/questions/types.ts'
-import { SPEC_2025_11_25 } from '../fixtures/mcp_schemas.ts'
+import { SPEC_2025_11_25, SPEC_2025_11_25_DEFAULTS } from '../fixtures/mcp_schemas.ts'
 
 const ctx = { answeredBy: 'user-1', answeredVia: 'web' } as const
 
@@ -550,16 +550,7 @@ test.group('MCP elicitation | outcome to result', () => {
 
   test('2025-11-25: all defaults, booleans stay booleans', ({ assert }) => {
     const { result } = roundTrip(SPEC_2025_11_25, {})
-    assert.deepEqual(result.content, {
-      displayName: 'user@example.com',
-      score: 50,
-      ratio: 50,
-      agreed: false,
-      color: 'Red',
-      hex: '#FF0000',
-      colors: ['Red', 'Green'],
-      hexes: ['#FF0000', '#00FF00'],
-    })
+    assert.deepEqual(result.content, SPEC_2025_11_25_DEFAULTS)
     assert.strictEqual(result.content?.agreed, false)
   })
 
