@@ -70,6 +70,8 @@ function pendingRunlessRow() {
 test.group(`MCP elicitations outside any run | ${dbName()}`, (group) => {
   let agents: Agents
   let inbox: Inbox
+  // Each test spawns its server (ts-exec compiling it): seconds on a loaded machine, not the 2 s default
+  group.each.timeout(30_000)
 
   group.setup(async () => {
     const httpApp = await createHttpApp({
