@@ -24,6 +24,7 @@ import { journalRows } from './journal.ts'
 import { editedArgsValidator, inputSchemaOf } from './edited_args.ts'
 import { listRuns, type RunQuery } from './run_list.ts'
 import { RunDriver, type RunDriverOptions } from './run_driver.ts'
+import { closeMcpServers } from './mcp_tools.ts'
 
 export type AgentsOptions = {
   agents: AgentDefinition[]
@@ -82,7 +83,8 @@ export class Agents {
       for (const key of Object.keys(DEFAULT_LIMITS) as (keyof QuestionLimits)[]) {
         if (agent.limits[key] !== DEFAULT_LIMITS[key]) limits[key] = agent.limits[key]
       }
-      this.definitions.set(agent.name, { ...agent, limits })
+      // Tools of its own: an agent's MCP tools are added per runtime (mcp_tools.ts)
+      this.definitions.set(agent.name, { ...agent, limits, tools: new Map(agent.tools) })
     }
     this.#events = options.events
     this.inbox = new Inbox({
@@ -257,13 +259,24 @@ export class Agents {
   }
 
   /**
+   * Waits for the drives in flight, then closes the agents' MCP connections.
+   */
+  async close() {
+    await this.idle()
+    await closeMcpServers(this.definitions.values())
+  }
+
+  /**
    * Resolves once every scheduled drive has finished.
    */
   async idle() {
-    do {
+    let busy = true
+    while (busy) {
       await Promise.all([...this.#handoffs])
       await this.executor.idle()
-    } while (this.#handoffs.size > 0)
+      // Auto-answers (tests) settle the rows drives opened, which hands resumes off
+      busy = (await this.inbox.settling()) || this.#handoffs.size > 0
+    }
   }
 
   /**

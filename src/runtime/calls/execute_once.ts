@@ -11,7 +11,9 @@ import { ToolCall } from '../../persistence/models/tool_call.ts'
 import { affectedRows, preparedColumns } from '../../persistence/prepared_columns.ts'
 import { quoteUntrusted } from '../../questions/model_text.ts'
 import debug from '../../debug.ts'
-import type { ToolDefinition } from '../define_tool.ts'
+import type { ToolContext, ToolDefinition, ToolWaits } from '../define_tool.ts'
+import { canAsk } from './toolset.ts'
+import { expiry, openWait } from './waits.ts'
 import type { ToolOutput } from '../journal.ts'
 import { errorOutput, type CallContext } from './context.ts'
 
@@ -61,6 +63,8 @@ export async function executeOnce(
       .where('id', row.id)
       .where('execution', 'running')
       .update({ execution: 'interrupted' })
+    // Waits the dead driver held open mid-call died with its requests
+    if (row.claimedBy) await context.inbox.withdrawHeld(run.id, row.claimedBy)
     row.execution = 'interrupted'
   }
   if (row.execution && row.execution !== 'running') claims.delete(row.id)
@@ -95,11 +99,12 @@ export async function executeOnce(
   }
   await context.onCheckpoint?.('before-execute', run.id)
 
-  const toolContext = {
+  const toolContext: ToolContext = {
     runId: run.id,
     ownerId: run.ownerId,
     toolCallId: row.toolCallId ?? row.id,
     argsEdited: edited,
+    waits: definition.opensWaits && canAsk(run, context.agent) ? toolWaits(context) : undefined,
   }
   let outcome: OpenClaim & { ran: true }
   try {
@@ -158,4 +163,18 @@ export function resultText(result: unknown, edited = false): string {
   return edited
     ? `The tool returned, for the args the person edited:\n${quoteUntrusted(text)}`
     : text
+}
+
+/**
+ * The waits a running tool may open: rows of the run, numbered by this
+ * driver and held by it, with the agent's expiry.
+ */
+function toolWaits(context: CallContext): ToolWaits {
+  const { inbox } = context
+  return {
+    open: (wait) => openWait(context, wait, { ...expiry(context.agent), heldBy: context.owner }),
+    settled: (rowId, options) => inbox.settled(rowId, options),
+    withdraw: (rowId) => inbox.withdraw(rowId),
+    settle: (rowId, reply, options) => inbox.settle(rowId, reply, options),
+  }
 }
