@@ -12,20 +12,8 @@ import { defineTool } from '../../src/runtime/define_tool.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import type { QuestionSet } from '../../src/questions/types.ts'
 
-export {
-  ask,
-  call,
-  failWith,
-  offeredTools,
-  promptText,
-  providerError,
-  say,
-  scriptedModel,
-  systemText,
-  toolResults,
-  type ScriptStep,
-  type SentToolResult,
-} from '../../src/testing/scripted_model.ts'
+// The scripted model and its readers, as the testing kit exports them
+export * from '../../src/testing/scripted_model.ts'
 
 /**
  * A deploy action that records each execution, and a read tool.
