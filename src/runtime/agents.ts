@@ -338,11 +338,7 @@ export class Agents {
         if (!events || !(events.hasListeners?.('agents:run:resumed') ?? true)) {
           return this.executor.resume(runId, 'settle')
         }
-        /*
-         * A drive in this process must come after the event (its own events
-         * follow it); a drive elsewhere is a queue hop away, so the run is
-         * handed on while it is read, and the read adds nothing to the hop.
-         */
+        // A drive here follows the event; one elsewhere is a queue hop away: hand it on first
         const first = this.executor.drivesElsewhere === true
         const handedOn = first ? this.executor.resume(runId, 'settle') : undefined
         const run = await AgentRun.find(runId)
