@@ -335,9 +335,8 @@ export class Agents {
       this.#handOff(async () => {
         // The run is read only for a listener (an emitter that cannot say is assumed to have one)
         const events = this.#events
-        if (!events || !(events.hasListeners?.('agents:run:resumed') ?? true)) {
-          return this.executor.resume(runId, 'settle')
-        }
+        const listening = events && (events.hasListeners?.('agents:run:resumed') ?? true)
+        if (!listening) return this.executor.resume(runId, 'settle')
         // A drive here follows the event; one elsewhere is a queue hop away: hand it on first
         const first = this.executor.drivesElsewhere === true
         const handedOn = first ? this.executor.resume(runId, 'settle') : undefined
