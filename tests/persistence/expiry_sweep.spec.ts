@@ -50,6 +50,8 @@ async function statusOf(id: string) {
 }
 
 test.group(`Expiry sweep | ${dbName()}`, (group) => {
+  // Hundreds of rows seeded and swept: Japa's 2 s default was met by a loaded machine, not a hang
+  group.each.timeout(30_000)
   group.setup(async () => {
     const testApp = await createTestApp()
     return () => testApp.terminate()
