@@ -41,6 +41,8 @@ export type AgentsOptions = {
    * runs; the provider passes the app's message verifier
    */
   signer?: DecisionSigner
+  /** How effects (`ctx.after`) that failed are tried again */
+  effectRetry?: RunDriverOptions['effectRetry']
 }
 
 export type StartOptions = {
@@ -103,6 +105,7 @@ export class Agents {
       owner: options.owner,
       onCheckpoint: options.onCheckpoint,
       signer: options.signer,
+      effectRetry: options.effectRetry,
     })
     this.executor =
       options.executor?.(this.driver, { logger: options.logger }) ??
@@ -206,12 +209,16 @@ export class Agents {
    * Resumes runs a dead process left behind: `queued`/`running` ones whose
    * lease lapsed (or that this process holds but no longer drives), and
    * `waiting` ones with nothing pending (settled while no process could
-   * resume them). Returns how many were scheduled.
+   * resume them). Returns how many were scheduled. Effects of
+   * transactional actions left pending (their process died between the
+   * commit and the call, or the call failed and its wait is over) are
+   * delivered too, in the background (`idle()` waits for them).
    */
   async recover(): Promise<number> {
     const runs = await strandedRuns(this.driver.owner)
     for (const run of runs) await this.executor.resume(run.id, 'recover')
     debug('recovered %d runs', runs.length)
+    this.#track(this.driver.outbox.deliverDue())
     return runs.length
   }
 
@@ -271,9 +278,14 @@ export class Agents {
    * tick, so a reply's response goes out as soon as its update committed.
    */
   #handOff(work: () => Promise<void>) {
-    const task: Promise<void> = new Promise((resolve) => setImmediate(resolve))
-      .then(work)
-      .catch((error) => debug('hand-off after a settle failed %O', error))
+    this.#track(new Promise((resolve) => setImmediate(resolve)).then(work))
+  }
+
+  /** Work `idle()` waits for; a failure is only logged, as the next pass tries again */
+  #track(work: Promise<unknown>) {
+    const task: Promise<void> = work
+      .then(() => {})
+      .catch((error) => debug('background work failed %O', error))
       .finally(() => this.#handoffs.delete(task))
     this.#handoffs.add(task)
   }

@@ -56,6 +56,10 @@ export type CheckpointPoint =
   | 'before-execute'
   /** Inside a checkpoint's transaction, before its commit */
   | 'before-commit'
+  /** Inside a transactional action's transaction, its result written, before its commit */
+  | 'before-action-commit'
+  /** A transactional action committed, its effects not delivered yet */
+  | 'after-action-commit'
 
 export type OnCheckpoint = (point: CheckpointPoint, runId: string) => void | Promise<void>
 
