@@ -95,28 +95,43 @@ export class Outbox {
   async deliver(agent: string, effects: AgentEffect[]): Promise<void> {
     for (const effect of effects) {
       if (this.#inFlight.has(effect.id)) continue
-      this.#inFlight.add(effect.id)
-      try {
-        await this.#deliverOne(agent, effect)
-      } finally {
-        this.#inFlight.delete(effect.id)
-      }
+      await this.#whileInFlight(effect.id, () => this.#deliverOne(agent, effect))
+    }
+  }
+
+  async #whileInFlight(id: string, work: () => Promise<unknown>) {
+    this.#inFlight.add(id)
+    try {
+      await work()
+    } finally {
+      this.#inFlight.delete(id)
     }
   }
 
   /**
-   * Claims the pending effects of one row for this process: those whose
-   * claim lapsed (their deliverer died) and its own. The driver asks when
-   * it finds a committed transactional call again (killed between its
-   * commit and its effects).
+   * Claims the pending effects of one row for this process. The driver
+   * asks when it finds a committed transactional call whose result the
+   * journal does not hold (its driver was killed between the commit and
+   * the effects), holding the run's lease: the driver that committed them
+   * lost that lease, so their first claim is this driver's to take, as are
+   * claims that lapsed and its own. One a recovery delivers again (a later
+   * attempt, or a failure noted) stays with it until its claim lapses.
    */
   async claimRow(rowId: string): Promise<AgentEffect[]> {
     const now = DateTime.now()
     const at = preparedColumns(new AgentEffect(), { availableAt: now }).available_at
+    // What this process delivers now (a recovery pass) stays with that delivery
+    const busy = [...this.#inFlight]
     await AgentEffect.query()
       .where('row_id', rowId)
       .where('status', 'pending')
-      .where((free) => free.where('available_at', '<=', at).orWhere('claimed_by', this.#owner))
+      .if(busy.length > 0, (query) => query.whereNotIn('id', busy))
+      .where((free) =>
+        free
+          .where('available_at', '<=', at)
+          .orWhere('claimed_by', this.#owner)
+          .orWhere((first) => first.where('attempts', 1).whereNull('last_error'))
+      )
       .update(this.#claim(now))
     return readRows(
       AgentEffect,
@@ -149,15 +164,18 @@ export class Outbox {
     let delivered = 0
     for (const effect of readRows(AgentEffect, due)) {
       if (this.#inFlight.has(effect.id)) continue
-      const claimed = await AgentEffect.query()
-        .where('id', effect.id)
-        .where('status', 'pending')
-        .where('available_at', '<=', at)
-        .update(this.#claim(DateTime.now()))
-      if (affectedRows(claimed) !== 1) continue
-      effect.attempts += 1
-      await this.deliver(String(effect.$extras.run_agent), [effect])
-      delivered++
+      // In flight before the claim, so this process's driver leaves it alone from the start
+      await this.#whileInFlight(effect.id, async () => {
+        const claimed = await AgentEffect.query()
+          .where('id', effect.id)
+          .where('status', 'pending')
+          .where('available_at', '<=', at)
+          .update(this.#claim(DateTime.now()))
+        if (affectedRows(claimed) !== 1) return
+        effect.attempts += 1
+        await this.#deliverOne(String(effect.$extras.run_agent), effect)
+        delivered++
+      })
     }
     if (delivered > 0) debug('outbox: %d due effects delivered', delivered)
     return delivered
