@@ -73,7 +73,7 @@ export async function executeOnce(
   if (row.execution && row.execution !== 'running') claims.delete(row.id)
   if (row.transactional && (row.execution === 'succeeded' || row.execution === 'failed')) {
     // Killed between its commit and its effects: they go out before the model reads on
-    await context.outbox.deliver(run.agent, await context.outbox.claimRow(row.id))
+    await context.outbox.deliverRow(run.agent, row.id)
   }
   switch (row.execution) {
     case 'succeeded':

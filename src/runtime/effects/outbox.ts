@@ -109,39 +109,51 @@ export class Outbox {
   }
 
   /**
-   * Claims the pending effects of one row for this process. The driver
-   * asks when it finds a committed transactional call whose result the
-   * journal does not hold (its driver was killed between the commit and
-   * the effects), holding the run's lease: the driver that committed them
-   * lost that lease, so their first claim is this driver's to take, as are
+   * Claims and delivers the pending effects of one row. The driver asks
+   * when it finds a committed transactional call whose result the journal
+   * does not hold (its driver was killed between the commit and the
+   * effects), holding the run's lease: the driver that committed them lost
+   * that lease, so their first claim is this driver's to take, as are
    * claims that lapsed and its own. One a recovery delivers again (a later
-   * attempt, or a failure noted) stays with it until its claim lapses.
+   * attempt, or a failure noted) stays with it until its claim lapses, and
+   * so does one this process delivers now.
    */
-  async claimRow(rowId: string): Promise<AgentEffect[]> {
-    const now = DateTime.now()
-    const at = preparedColumns(new AgentEffect(), { availableAt: now }).available_at
-    // What this process delivers now (a recovery pass) stays with that delivery
-    const busy = [...this.#inFlight]
-    await AgentEffect.query()
+  async deliverRow(agent: string, rowId: string): Promise<void> {
+    const pending = await AgentEffect.query()
       .where('row_id', rowId)
       .where('status', 'pending')
-      .if(busy.length > 0, (query) => query.whereNotIn('id', busy))
-      .where((free) =>
-        free
-          .where('available_at', '<=', at)
-          .orWhere('claimed_by', this.#owner)
-          .orWhere((first) => first.where('attempts', 1).whereNull('last_error'))
-      )
-      .update(this.#claim(now))
-    return readRows(
-      AgentEffect,
+      .select('id')
+      .pojo<{ id: string }>()
+    // Taken in flight at once, with no await between the check and the add
+    const ids = pending.map((effect) => effect.id).filter((id) => !this.#inFlight.has(id))
+    if (ids.length === 0) return
+    for (const id of ids) this.#inFlight.add(id)
+    try {
+      const now = DateTime.now()
+      const at = preparedColumns(new AgentEffect(), { availableAt: now }).available_at
       await AgentEffect.query()
-        .where('row_id', rowId)
+        .whereIn('id', ids)
         .where('status', 'pending')
-        .where('claimed_by', this.#owner)
-        .orderBy('position', 'asc')
-        .pojo<Record<string, unknown>>()
-    ).filter((effect) => !this.#inFlight.has(effect.id))
+        .where((free) =>
+          free
+            .where('available_at', '<=', at)
+            .orWhere('claimed_by', this.#owner)
+            .orWhere((first) => first.where('attempts', 1).whereNull('last_error'))
+        )
+        .update(this.#claim(now))
+      const claimed = readRows(
+        AgentEffect,
+        await AgentEffect.query()
+          .whereIn('id', ids)
+          .where('status', 'pending')
+          .where('claimed_by', this.#owner)
+          .orderBy('position', 'asc')
+          .pojo<Record<string, unknown>>()
+      )
+      for (const effect of claimed) await this.#deliverOne(agent, effect)
+    } finally {
+      for (const id of ids) this.#inFlight.delete(id)
+    }
   }
 
   /**
