@@ -138,8 +138,7 @@ export type TransactionalToolOptions<
 }
 
 export type ToolOptions<Schema extends SchemaTypes, ToolEffects extends Effects = Effects> =
-  | PlainToolOptions<Schema>
-  | TransactionalToolOptions<Schema, ToolEffects>
+  PlainToolOptions<Schema> | TransactionalToolOptions<Schema, ToolEffects>
 
 export type ValidationResult = { ok: true; value: unknown } | { ok: false; issues: QuestionIssue[] }
 

@@ -113,8 +113,10 @@ test.group(`Exactly-once effects | ${dbName()}`, (group) => {
     return runs
   }
 
-  const refundCount = async () =>
-    Number((await db.from('shop_refunds').where('order_id', '<=', 20).count('* as total'))[0].total)
+  const refundCount = async () => {
+    const [counted] = await db.from('shop_refunds').where('order_id', '<=', 20).count('* as total')
+    return Number(counted.total)
+  }
 
   /** The handler's starts for a run, as `<key> <pid>` */
   const startsOf = (runId: string) =>
@@ -164,7 +166,10 @@ test.group(`Exactly-once effects | ${dbName()}`, (group) => {
       runs.map((run) => run.id),
       env()
     )
-    assert.deepEqual(exit.output?.statuses, runs.map(() => 'completed'))
+    assert.deepEqual(
+      exit.output?.statuses,
+      runs.map(() => 'completed')
+    )
 
     for (const [at, run] of runs.entries()) {
       const orderId = orderIds[at]
@@ -174,9 +179,16 @@ test.group(`Exactly-once effects | ${dbName()}`, (group) => {
       assert.equal(row.execution, 'succeeded', `order ${orderId}: never interrupted`)
       assert.isTrue(row.transactional)
       assert.equal(row.executionAttempts, starts.length, `order ${orderId}: every start counted`)
-      assert.equal(starts.length, killsOf.get(run.id)! + 1, `order ${orderId}: run again after each kill`)
+      assert.equal(
+        starts.length,
+        killsOf.get(run.id)! + 1,
+        `order ${orderId}: run again after each kill`
+      )
       // The same key on every start, and on the refund the app committed
-      assert.deepEqual(new Set(starts.map((start) => start.split(' ')[0])), new Set([row.idempotencyKey]))
+      assert.deepEqual(
+        new Set(starts.map((start) => start.split(' ')[0])),
+        new Set([row.idempotencyKey])
+      )
       assert.deepEqual(await shopOf(db, orderId), {
         orderId,
         refunds: 1,
@@ -207,7 +219,8 @@ test.group(`Exactly-once effects | ${dbName()}`, (group) => {
     for (const [at, point] of points.entries()) {
       assert.equal(exits[at].signal, 'SIGKILL', point)
       // Committed: the refund is in, its effect waits in the outbox
-      assert.equal((await shopOf(db, orderIds[at])).refunds, 1, point)
+      const shop = await shopOf(db, orderIds[at])
+      assert.equal(shop.refunds, 1, point)
       const [row] = await rowsOf(runs[at].id)
       const [effect] = await AgentEffect.query().where('row_id', row.id)
       assert.equal(effect.status, 'pending', point)
@@ -221,7 +234,10 @@ test.group(`Exactly-once effects | ${dbName()}`, (group) => {
       runs.map((run) => run.id),
       env()
     )
-    assert.deepEqual(exit.output?.statuses, runs.map(() => 'completed'))
+    assert.deepEqual(
+      exit.output?.statuses,
+      runs.map(() => 'completed')
+    )
 
     for (const [at, run] of runs.entries()) {
       const point: string = points[at] ?? 'refused once'
@@ -230,7 +246,8 @@ test.group(`Exactly-once effects | ${dbName()}`, (group) => {
       const [effect] = await AgentEffect.query().where('row_id', row.id)
       assert.equal(row.execution, 'succeeded', point)
       assert.equal(row.executionAttempts, 1, `${point}: the handler ran once`)
-      assert.deepEqual((await shopOf(db, orderId)).refunds, 1, point)
+      const shop = await shopOf(db, orderId)
+      assert.equal(shop.refunds, 1, point)
       assert.equal(effect.status, 'done', point)
       assert.isNull(effect.lastError, point)
       // At least once with the key, applied once

@@ -135,9 +135,7 @@ async function runHandler(
   await trx
     .from(ToolCall.table)
     .where('id', row.id)
-    .update(
-      preparedColumns(row, { execution: 'succeeded', result, executedAt: at, updatedAt: at })
-    )
+    .update(preparedColumns(row, { execution: 'succeeded', result, executedAt: at, updatedAt: at }))
   const effects = await context.outbox.insert(
     trx,
     {

@@ -20,7 +20,12 @@ import { DateTime } from 'luxon'
 import type { TransactionClientContract } from '@adonisjs/lucid/types/database'
 import { AgentEffect } from '../../persistence/models/agent_effect.ts'
 import { AgentRun } from '../../persistence/models/agent_run.ts'
-import { affectedRows, preparedColumns, preparedRows, readRows } from '../../persistence/prepared_columns.ts'
+import {
+  affectedRows,
+  preparedColumns,
+  preparedRows,
+  readRows,
+} from '../../persistence/prepared_columns.ts'
 import debug from '../../debug.ts'
 import type { AgentDefinition } from '../define_agent.ts'
 import { DEFAULT_EFFECT_RETRY, effectKey, retryWait, type EffectRetry } from './keys.ts'
@@ -83,7 +88,10 @@ export class Outbox {
       createdAt: now,
       updatedAt: now,
     }))
-    await trx.insertQuery().table(AgentEffect.table).multiInsert(preparedRows(AgentEffect, attributes))
+    await trx
+      .insertQuery()
+      .table(AgentEffect.table)
+      .multiInsert(preparedRows(AgentEffect, attributes))
     return attributes.map((effect) => Object.assign(new AgentEffect(), effect))
   }
 
