@@ -113,6 +113,12 @@ export type {
   RunGroup,
   RunSummary,
 } from './http/cards.ts'
-export type { RunTimeline, TimelineCall, TimelineEntry } from './http/timeline.ts'
+export type {
+  RunTimeline,
+  TimelineAction,
+  TimelineCall,
+  TimelineEffect,
+  TimelineEntry,
+} from './http/timeline.ts'
 export type { HistoryFilters } from './http/history_query.ts'
 export type { ErrorResponseBody } from './errors.ts'

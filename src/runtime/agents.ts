@@ -11,6 +11,7 @@ import { Inbox } from '../inbox/inbox.ts'
 import type { DecisionSigner } from '../inbox/decision_signature.ts'
 import { cancelRuns, type ExpiryBatch } from '../inbox/expiry.ts'
 import { AgentRun, isFinished } from '../persistence/models/agent_run.ts'
+import { AgentEffect } from '../persistence/models/agent_effect.ts'
 import { JournalRow } from '../persistence/models/journal_row.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
 import { transaction } from '../persistence/transaction.ts'
@@ -152,14 +153,19 @@ export class Agents {
   }
 
   /**
-   * Every row of a run in order, and its journal: the audit trail.
+   * Every row of a run in order, its journal and the effects its
+   * transactional actions asked for: the audit trail.
    */
   async transcript(id: string) {
     const run = await AgentRun.find(id)
     if (!run) throw new E_NOT_FOUND([`No run ${id}`])
     const rows = await ToolCall.query().where('run_id', id).orderBy('sequence', 'asc')
     const journal = await journalRows(id)
-    return { run, rows, journal }
+    const effects = await AgentEffect.query()
+      .where('run_id', id)
+      .orderBy('row_id', 'asc')
+      .orderBy('position', 'asc')
+    return { run, rows, journal, effects }
   }
 
   /**
