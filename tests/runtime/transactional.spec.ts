@@ -13,6 +13,7 @@ import { test } from '@japa/runner'
 import vine from '@vinejs/vine'
 import type { Database } from '@adonisjs/lucid/database'
 import { createTestApp, dbName } from '../helpers/database.ts'
+import { statementsOf } from '../helpers/statements.ts'
 import { call, createAgents, rowsOf, say, scriptedModel, toolResultOf } from '../helpers/runtime.ts'
 import { defineAgent } from '../../src/runtime/define_agent.ts'
 import { defineTool, type ToolContext } from '../../src/runtime/define_tool.ts'
@@ -76,21 +77,6 @@ function agentWith(
   return defineAgent({ name: 'banker', model: scriptedModel(steps), instructions: 'Bank.', tools })
 }
 
-/** Every statement the write client sends while `work` runs, with its transaction */
-async function statementsOf(db: Database, work: () => Promise<void>) {
-  const knex = db.connection().getWriteClient()
-  const seen: { tx: string | undefined; sql: string }[] = []
-  const listener = (query: { __knexTxId?: string; sql: string }) =>
-    seen.push({ tx: query.__knexTxId, sql: query.sql.toLowerCase() })
-  knex.on('query', listener)
-  try {
-    await work()
-  } finally {
-    knex.removeListener('query', listener)
-  }
-  return seen
-}
-
 /** A statement as `<verb> <table>` */
 function shape(sql: string): string {
   const verb = sql.trim().split(/\s/)[0]
@@ -141,9 +127,9 @@ test.group(`Transactional actions | ${dbName()}`, (group) => {
 
     // The ledger entry's transaction is the one that claimed and marked the row and wrote the effect
     const insert = statements.find((statement) => shape(statement.sql) === 'insert bank_ledger')!
-    assert.isDefined(insert.tx)
+    assert.isDefined(insert.__knexTxId)
     const inTransaction = statements
-      .filter((statement) => statement.tx === insert.tx)
+      .filter((statement) => statement.__knexTxId === insert.__knexTxId)
       .map((statement) => shape(statement.sql))
       .filter((statement) => /agent_|bank_/.test(statement))
     assert.deepEqual(inTransaction, [
@@ -152,6 +138,13 @@ test.group(`Transactional actions | ${dbName()}`, (group) => {
       'update agent_tool_calls',
       'insert agent_effects',
     ])
+    // Outside it, one update of the row: the count of starts, before the transaction
+    const rowUpdates = statements.filter(
+      (statement) => shape(statement.sql) === 'update agent_tool_calls'
+    )
+    assert.lengthOf(rowUpdates, 3)
+    assert.isUndefined(rowUpdates[0].__knexTxId)
+    assert.match(rowUpdates[0].sql, /execution_attempts/)
 
     // Delivered once, after the commit, with the effect's own key
     const [effect] = await AgentEffect.query().where('row_id', row.id)
@@ -240,16 +233,19 @@ test.group(`Transactional actions | ${dbName()}`, (group) => {
     await run.refresh()
     assert.equal(run.status, 'completed')
     const [first, second] = await rowsOf(run.id)
-    let [effect] = await AgentEffect.query().where('row_id', first.id)
+    const [effect] = await AgentEffect.query().where('row_id', first.id)
     assert.equal(effect.status, 'pending')
     assert.equal(effect.lastError, 'notify failed for 1')
 
     // Recovery delivers it once its wait is over (1 ms), with the same key
-    while (effect.status === 'pending') {
-      await agents.recover()
-      await agents.idle()
-      await effect.refresh()
+    const untilSettled = async (pending: AgentEffect) => {
+      while (pending.status === 'pending') {
+        await agents.recover()
+        await agents.idle()
+        await pending.refresh()
+      }
     }
+    await untilSettled(effect)
     assert.equal(effect.status, 'done')
     assert.equal(effect.attempts, 2)
     assert.isNull(effect.lastError)
@@ -268,12 +264,8 @@ test.group(`Transactional actions | ${dbName()}`, (group) => {
     const again = await agents.start('banker', { input: 'move', owner: 'u1' })
     await agents.idle()
     const [failing] = await rowsOf(again.id)
-    let [given] = await AgentEffect.query().where('row_id', failing.id)
-    while (given.status === 'pending') {
-      await agents.recover()
-      await agents.idle()
-      await given.refresh()
-    }
+    const [given] = await AgentEffect.query().where('row_id', failing.id)
+    await untilSettled(given)
     assert.equal(given.status, 'failed')
     assert.equal(given.attempts, 2)
     assert.equal(given.lastError, 'notify failed for 1')
