@@ -11,9 +11,8 @@ import { Inbox } from '../inbox/inbox.ts'
 import type { DecisionSigner } from '../inbox/decision_signature.ts'
 import { cancelRuns, type ExpiryBatch } from '../inbox/expiry.ts'
 import { AgentRun, isFinished } from '../persistence/models/agent_run.ts'
-import { AgentEffect } from '../persistence/models/agent_effect.ts'
 import { JournalRow } from '../persistence/models/journal_row.ts'
-import { ToolCall } from '../persistence/models/tool_call.ts'
+import { type ToolCall } from '../persistence/models/tool_call.ts'
 import { transaction } from '../persistence/transaction.ts'
 import type { QuestionLimits } from '../questions/types.ts'
 import { DEFAULT_LIMITS, resolveLimits } from '../questions/values.ts'
@@ -21,7 +20,7 @@ import debug from '../debug.ts'
 import type { AgentDefinition } from './define_agent.ts'
 import { strandedRuns, waitingWithNothingPending } from './stranded.ts'
 import { InlineExecutor, type ExecutorLogger, type RunExecutor } from './executor.ts'
-import { journalRows } from './journal.ts'
+import { auditTrail } from './journal.ts'
 import { editedArgsValidator, inputSchemaOf } from './edited_args.ts'
 import { listRuns, type RunQuery } from './run_list.ts'
 import { RunDriver, type RunDriverOptions } from './run_driver.ts'
@@ -153,19 +152,12 @@ export class Agents {
   }
 
   /**
-   * Every row of a run in order, its journal and the effects its
-   * transactional actions asked for: the audit trail.
+   * A run with its audit trail (journal.ts `auditTrail`).
    */
   async transcript(id: string) {
     const run = await AgentRun.find(id)
     if (!run) throw new E_NOT_FOUND([`No run ${id}`])
-    const rows = await ToolCall.query().where('run_id', id).orderBy('sequence', 'asc')
-    const journal = await journalRows(id)
-    const effects = await AgentEffect.query()
-      .where('run_id', id)
-      .orderBy('row_id', 'asc')
-      .orderBy('position', 'asc')
-    return { run, rows, journal, effects }
+    return { run, ...(await auditTrail(id)) }
   }
 
   /**
@@ -215,10 +207,8 @@ export class Agents {
    * Resumes runs a dead process left behind: `queued`/`running` ones whose
    * lease lapsed (or that this process holds but no longer drives), and
    * `waiting` ones with nothing pending (settled while no process could
-   * resume them). Returns how many were scheduled. Effects of
-   * transactional actions left pending (their process died between the
-   * commit and the call, or the call failed and its wait is over) are
-   * delivered too, in the background (`idle()` waits for them).
+   * resume them). Returns how many were scheduled. Pending effects whose
+   * claim or wait is over are delivered in the background (`idle()` waits).
    */
   async recover(): Promise<number> {
     const runs = await strandedRuns(this.driver.owner)
