@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks'
 import vine from '@vinejs/vine'
 import { generateText, jsonSchema, stepCountIs, tool, type ModelMessage } from 'ai'
 import type { Database } from '@adonisjs/lucid/database'
-import { call, say, scriptedModel } from '../fixtures/app/app/agents/scripted_model.ts'
+import { call, say, scriptedModel } from '../src/testing/scripted_model.ts'
 import { Agents, type AgentsOptions } from '../src/runtime/agents.ts'
 import { defineAgent } from '../src/runtime/define_agent.ts'
 import { defineTool } from '../src/runtime/define_tool.ts'
@@ -23,12 +23,15 @@ const PAYLOAD = 'x'.repeat(1024)
 
 /** A model that calls the read tool `steps` times, then answers */
 function stepperModel(steps: number) {
-  return scriptedModel([
-    ...Array.from({ length: steps }, (_, index) => () => [
-      call(`call_${index + 1}`, 'lookup', { key: `k${index + 1}` }),
-    ]),
-    () => [say('done')],
-  ])
+  return scriptedModel(
+    [
+      ...Array.from({ length: steps }, (_, index) => () => [
+        call(`call_${index + 1}`, 'lookup', { key: `k${index + 1}` }),
+      ]),
+      () => [say('done')],
+    ],
+    { by: 'turn' }
+  )
 }
 
 const lookup = async ({ key }: { key: string }) => `value of ${key}`

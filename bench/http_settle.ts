@@ -10,7 +10,7 @@
 import { performance } from 'node:perf_hooks'
 import { createHttpApp } from '../tests/helpers/http.ts'
 import { DB_QUESTION } from '../tests/helpers/runtime.ts'
-import { scriptedModel, say, call } from '../fixtures/app/app/agents/scripted_model.ts'
+import { scriptedModel, say, call } from '../src/testing/scripted_model.ts'
 import { defineConfig } from '../src/define_config.ts'
 import { defineAgent } from '../src/runtime/define_agent.ts'
 import { AgentRun } from '../src/persistence/models/agent_run.ts'
@@ -68,7 +68,9 @@ export async function measureHttpSettle(options: {
       agents: [
         defineAgent({
           name: 'asker',
-          model: scriptedModel([() => [call('c1', 'ask', DB_QUESTION)], () => [say('done')]]),
+          model: scriptedModel([() => [call('c1', 'ask', DB_QUESTION)], () => [say('done')]], {
+            by: 'turn',
+          }),
           instructions: 'Ask once, then finish.',
         }),
       ],

@@ -1,9 +1,14 @@
 /*
  * `node ace make:agent <name>`: writes app/agents/<name>.ts from the
- * package's stub, an agent ready to be listed in config/agents.ts.
+ * package's stub, an agent ready to be listed in config/agents.ts, and
+ * tests/unit/agents/<name>.spec.ts, a Japa test of it on the testing kit's
+ * scripted model that passes as generated. The kit's assertions are
+ * registered in tests/bootstrap.ts when the app has one.
  */
 
+import { existsSync, readFileSync } from 'node:fs'
 import { BaseCommand, args, flags } from '@adonisjs/core/ace'
+import string from '@adonisjs/core/helpers/string'
 import { stubsRoot } from '../stubs/main.ts'
 
 export default class MakeAgent extends BaseCommand {
@@ -19,9 +24,33 @@ export default class MakeAgent extends BaseCommand {
   async run() {
     const codemods = await this.createCodemods()
     codemods.overwriteExisting = this.force === true
-    await codemods.makeUsingStub(stubsRoot, 'make/agent.stub', {
+    const entity = this.app.generators.createEntity(this.name)
+    await codemods.makeUsingStub(stubsRoot, 'make/agent.stub', { flags: this.parsed.flags, entity })
+    // From tests/unit/agents/<path>/ up to the app's root, then down to the agent
+    const folder = entity.path && entity.path !== './' ? `${entity.path}/` : ''
+    const depth = 3 + folder.split('/').length - 1
+    await codemods.makeUsingStub(stubsRoot, 'make/agent_test.stub', {
       flags: this.parsed.flags,
-      entity: this.app.generators.createEntity(this.name),
+      entity,
+      agentImport: `${'../'.repeat(depth)}app/agents/${folder}${string.snakeCase(entity.name)}.js`,
     })
+    await this.#registerAssertions(codemods)
+  }
+
+  /**
+   * Adds `agentAssertions()` to the plugins of tests/bootstrap.ts, once.
+   */
+  async #registerAssertions(codemods: Awaited<ReturnType<BaseCommand['createCodemods']>>) {
+    const bootstrap = this.app.makePath('tests/bootstrap.ts')
+    if (!existsSync(bootstrap)) {
+      this.logger.info(
+        'No tests/bootstrap.ts: add agentAssertions() from adonis-agent-inbox/testing to your Japa plugins'
+      )
+      return
+    }
+    if (readFileSync(bootstrap, 'utf8').includes('agentAssertions')) return
+    await codemods.registerJapaPlugin('agentAssertions()', [
+      { isNamed: true, module: 'adonis-agent-inbox/testing', identifier: 'agentAssertions' },
+    ])
   }
 }

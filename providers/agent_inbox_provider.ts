@@ -177,6 +177,6 @@ export default class AgentInboxProvider {
     clearInterval(this.#sweeper)
     clearInterval(this.#recoverer)
     this.#live?.stop()
-    await this.#agents?.idle()
+    await this.#agents?.close()
   }
 }

@@ -292,6 +292,8 @@ export const RUN_FAILURES = {
   providerRetryable: 'E_PROVIDER_RETRYABLE',
   /** The agent's configured intake is not a valid question set */
   invalidIntake: 'E_INVALID_INTAKE',
+  /** One of the agent's MCP servers could not be reached or listed its tools badly */
+  mcp: 'E_MCP_SERVER',
 } as const
 
 /**

@@ -33,6 +33,12 @@ export type RowCard = {
      * (or no longer) defined.
      */
     schema?: Record<string, unknown> | null
+    /**
+     * A link the person opens to do what is asked (an MCP URL-mode
+     * elicitation), settled when what is behind it completes. As sent:
+     * the page makes only http(s) URLs links.
+     */
+    link?: string
   }
   settled?: {
     by: string | null
@@ -103,6 +109,7 @@ export function rowCard(row: ToolCall, schema?: Record<string, unknown> | null):
             summary: row.request?.summary ?? row.toolName,
             args: row.request?.args,
             ...(schema !== undefined ? { schema } : {}),
+            ...(typeof row.request?.link === 'string' ? { link: row.request.link } : {}),
           },
         }),
     ...(row.status === 'pending'

@@ -15,17 +15,23 @@ import { DateTime } from 'luxon'
 import type { EventSink } from '../events.ts'
 import { isRowId, ToolCall } from '../persistence/models/tool_call.ts'
 import { InvalidReplyException } from '../errors.ts'
-import { questionSetFingerprint } from '../questions/memory.ts'
 import { sharedReplyIssues } from '../questions/reply.ts'
 import type { ExpiryPolicy } from '../questions/settle.ts'
 import type { QuestionOutcome } from '../questions/types.ts'
-import { hashArgs } from './args_hash.ts'
 import { readRows } from '../persistence/prepared_columns.ts'
 import { listRows, type InboxPage, type InboxQuery } from './list.ts'
-import { builtColumns, insertRow, type RowHolder } from './rows.ts'
+import {
+  builtColumns,
+  insertRow,
+  recordedAttributes,
+  waitAttributes,
+  type RowHolder,
+} from './rows.ts'
 import { RowSettler, type RowSettlerOptions, type SettleOptions } from './row_settler.ts'
 import type { WaitRequest } from './wait.ts'
 import type { ExpiryOptions } from './expiry.ts'
+import { AutoAnswerer, type AutoAnswerPolicy } from './auto_answer.ts'
+import { RowWaiters, withdrawHeldRows, withdrawRow, type AwaitOptions } from './awaiting.ts'
 
 export type InboxOptions = RowSettlerOptions & {
   /**
@@ -53,6 +59,8 @@ export type OpenOptions = {
   recalled?: QuestionOutcome
   /** The row's sequence, when the caller holds the run and knows it */
   sequence?: number
+  /** Who holds the wait open in memory (an MCP elicitation's driver): `claimed_by` */
+  heldBy?: string
 }
 
 /**
@@ -99,12 +107,78 @@ export class Inbox {
   #now: () => DateTime
   #onSettled?: InboxOptions['onSettled']
   #events?: EventSink
+  #waiters = new RowWaiters()
+  #autoAnswerer?: AutoAnswerer
 
   constructor(options: InboxOptions = {}) {
-    this.#settler = new RowSettler(options)
+    // Rows this process settles or expires wake their waiters (awaiting.ts)
+    this.#settler = new RowSettler({
+      ...options,
+      onExpired: async (batch) => {
+        this.#waiters.wake(batch.expired)
+        await options.onExpired?.(batch)
+      },
+    })
     this.#now = options.now ?? (() => DateTime.now())
-    this.#onSettled = options.onSettled
+    this.#onSettled = async (rows) => {
+      this.#waiters.wake(rows)
+      await options.onSettled?.(rows)
+    }
     this.#events = options.events
+  }
+
+  /**
+   * For tests: rows opened from now on are settled by `policy` (auto_answer.ts)
+   * via `test`. Returns the errors replies met, and `stop()`.
+   * @example inbox.autoAnswer({ answers: 'defaults', approve: ['deploy'] })
+   */
+  autoAnswer(policy: AutoAnswerPolicy) {
+    const answerer = new AutoAnswerer(policy, (rowId, reply, by) =>
+      this.settle(rowId, reply, { by, via: 'test' })
+    )
+    this.#autoAnswerer = answerer
+    return {
+      errors: answerer.errors,
+      stop: () => {
+        if (this.#autoAnswerer === answerer) this.#autoAnswerer = undefined
+      },
+    }
+  }
+
+  /** Resolves once the auto-answers started so far are settled; true if any were */
+  settling(): Promise<boolean> {
+    return this.#autoAnswerer?.settling() ?? Promise.resolve(false)
+  }
+
+  /** The row once settled here or elsewhere, or as it is when `signal` aborts (awaiting.ts) */
+  settled(rowId: string, options?: AwaitOptions): Promise<ToolCall | null> {
+    return this.#waiters.settled(rowId, options)
+  }
+
+  /**
+   * The opener gives up a pending row nobody will read: `cancelled`, so late
+   * replies get E_CANCELLED. Returns null when it was settled first.
+   */
+  async withdraw(rowId: string): Promise<ToolCall | null> {
+    const row = await withdrawRow(rowId)
+    if (row) await this.#withdrawn([row])
+    return row
+  }
+
+  /**
+   * Withdraws the pending rows of a run (null: run-less waits) that a dead
+   * driver or process held open (`heldBy`), but those in `except`: nobody
+   * holds their requests any more.
+   */
+  async withdrawHeld(runId: string | null, heldBy: string, except: string[] = []) {
+    const rows = await withdrawHeldRows(runId, heldBy, except)
+    await this.#withdrawn(rows)
+    return rows
+  }
+
+  async #withdrawn(rows: ToolCall[]) {
+    this.#waiters.wake(rows)
+    for (const row of rows) await this.#events?.emit('agents:row:settled', { row })
   }
 
   /**
@@ -119,12 +193,7 @@ export class Inbox {
     const row = await insertRow(
       holder,
       {
-        kind: wait.kind,
-        toolName: wait.toolName ?? wait.kind,
-        toolCallId: wait.toolCallId ?? null,
-        ...('set' in wait
-          ? { request: wait.set, fingerprint: questionSetFingerprint(wait.set) }
-          : { request: { args: wait.args, summary: wait.summary }, argsHash: hashArgs(wait.args) }),
+        ...waitAttributes(wait),
         ...(recalled
           ? {
               status: 'answered',
@@ -135,13 +204,17 @@ export class Inbox {
             }
           : {
               status: 'pending',
+              claimedBy: options.heldBy ?? null,
               expiresAt: options.expiresAt ?? null,
               onExpiry: options.onExpiry ?? 'defaults',
             }),
       },
       { spendsBudget: options.spendsBudget === true && !recalled, sequence: options.sequence }
     )
-    if (row.status === 'pending') await this.#events?.emit('agents:row:created', { row })
+    if (row.status === 'pending') {
+      await this.#events?.emit('agents:row:created', { row })
+      this.#autoAnswerer?.opened(row)
+    }
     return row
   }
 
@@ -177,9 +250,7 @@ export class Inbox {
     )
   }
 
-  /**
-   * One page of pending or settled rows. See `InboxQuery`.
-   */
+  /** One page of pending or settled rows. See `InboxQuery` */
   list(query: InboxQuery): Promise<InboxPage> {
     return listRows(query)
   }
@@ -193,9 +264,7 @@ export class Inbox {
     return page.rows
   }
 
-  /**
-   * One row by id, or null.
-   */
+  /** One row by id, or null */
   async find(rowId: string): Promise<ToolCall | null> {
     if (!isRowId(rowId)) return null
     const [row] = readRows(ToolCall, await ToolCall.query().where('id', rowId).limit(1).pojo())
@@ -275,19 +344,5 @@ export class Inbox {
    */
   sweepExpired(options: SweepOptions = {}): Promise<ToolCall[]> {
     return this.#settler.expireDue(options)
-  }
-}
-
-/**
- * The columns of a row that waits for nobody.
- */
-function recordedAttributes(call: RecordedCall): Partial<ToolCall> {
-  return {
-    kind: call.kind,
-    toolName: call.toolName,
-    toolCallId: call.toolCallId,
-    status: 'auto',
-    request: { args: call.args, summary: call.summary },
-    argsHash: hashArgs(call.args),
   }
 }

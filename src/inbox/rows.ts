@@ -20,6 +20,10 @@ import { nextSequence, preparedColumns, preparedRows } from '../persistence/prep
 import { transaction } from '../persistence/transaction.ts'
 import { E_ABORTED } from '../errors.ts'
 import debug from '../debug.ts'
+import { questionSetFingerprint } from '../questions/memory.ts'
+import { hashArgs } from './args_hash.ts'
+import type { RecordedCall } from './inbox.ts'
+import type { WaitRequest } from './wait.ts'
 
 /**
  * The run a row belongs to: an agent run of the runtime, or none, for a
@@ -128,4 +132,36 @@ export async function insertRow(
   })
   debug('run %s: row %s (%s, %s)', runId, row.id, row.kind, row.status)
   return row
+}
+
+/**
+ * The columns of a row that waits for nobody.
+ */
+export function recordedAttributes(call: RecordedCall): Partial<ToolCall> {
+  return {
+    kind: call.kind,
+    toolName: call.toolName,
+    toolCallId: call.toolCallId,
+    status: 'auto',
+    request: { args: call.args, summary: call.summary },
+    argsHash: hashArgs(call.args),
+  }
+}
+
+/**
+ * The columns of a row that waits: what it asks (a question set and its
+ * fingerprint, or the args to approve, their hash and a link to open).
+ */
+export function waitAttributes(wait: WaitRequest): Partial<ToolCall> {
+  const named = {
+    kind: wait.kind,
+    toolName: wait.toolName ?? wait.kind,
+    toolCallId: wait.toolCallId ?? null,
+  }
+  if ('set' in wait) {
+    return { ...named, request: wait.set, fingerprint: questionSetFingerprint(wait.set) }
+  }
+  const link = wait.link === undefined ? {} : { link: wait.link }
+  const request = { args: wait.args, summary: wait.summary, ...link }
+  return { ...named, request, argsHash: hashArgs(wait.args) }
 }

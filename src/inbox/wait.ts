@@ -31,6 +31,12 @@ export type WaitRequest =
       args: unknown
       /** A readable line of what the action will do */
       summary: string
+      /**
+       * A link the person opens to do what is asked (an MCP URL-mode
+       * elicitation): the card shows it, and the row is settled when what
+       * is behind it reports completion, or by the person (done, decline).
+       */
+      link?: string
     }
 
 /**

@@ -24,6 +24,7 @@ import { auditTrail } from './journal.ts'
 import { editedArgsValidator, inputSchemaOf } from './edited_args.ts'
 import { listRuns, type RunQuery } from './run_list.ts'
 import { RunDriver, type RunDriverOptions } from './run_driver.ts'
+import { closeMcpServers } from './mcp_tools.ts'
 
 export type AgentsOptions = {
   agents: AgentDefinition[]
@@ -41,7 +42,6 @@ export type AgentsOptions = {
    * runs; the provider passes the app's message verifier
    */
   signer?: DecisionSigner
-  /** How effects (`ctx.after`) that failed are tried again */
   effectRetry?: RunDriverOptions['effectRetry']
 }
 
@@ -65,7 +65,7 @@ export class Agents {
   readonly inbox: Inbox
   #events?: EventSink
   /** Resumes handed off by settles, not yet given to the executor */
-  #handoffs = new Set<Promise<void>>()
+  #handoffs = new Set<Promise<unknown>>()
 
   constructor(options: AgentsOptions) {
     this.definitions = new Map()
@@ -84,7 +84,8 @@ export class Agents {
       for (const key of Object.keys(DEFAULT_LIMITS) as (keyof QuestionLimits)[]) {
         if (agent.limits[key] !== DEFAULT_LIMITS[key]) limits[key] = agent.limits[key]
       }
-      this.definitions.set(agent.name, { ...agent, limits })
+      // Tools of its own: an agent's MCP tools are added per runtime (mcp_tools.ts)
+      this.definitions.set(agent.name, { ...agent, limits, tools: new Map(agent.tools) })
     }
     this.#events = options.events
     this.inbox = new Inbox({
@@ -204,17 +205,15 @@ export class Agents {
   }
 
   /**
-   * Resumes runs a dead process left behind: `queued`/`running` ones whose
-   * lease lapsed (or that this process holds but no longer drives), and
-   * `waiting` ones with nothing pending (settled while no process could
-   * resume them). Returns how many were scheduled. Pending effects whose
-   * claim or wait is over are delivered in the background (`idle()` waits).
+   * Resumes runs a dead process left behind (`queued`/`running` with a lapsed lease, or one this
+   * process holds but no longer drives; `waiting` with nothing pending: settled while no process
+   * could resume them) and delivers due effects (docs/design.md §5.5). Returns how many runs.
    */
   async recover(): Promise<number> {
     const runs = await strandedRuns(this.driver.owner)
     for (const run of runs) await this.executor.resume(run.id, 'recover')
     debug('recovered %d runs', runs.length)
-    this.#track(this.driver.outbox.deliverDue())
+    this.#handOff(() => this.driver.outbox.deliverDue())
     return runs.length
   }
 
@@ -260,28 +259,34 @@ export class Agents {
   }
 
   /**
-   * Resolves once every scheduled drive has finished.
+   * Waits for the drives in flight, then closes the agents' MCP connections.
    */
-  async idle() {
-    do {
-      await Promise.all([...this.#handoffs])
-      await this.executor.idle()
-    } while (this.#handoffs.size > 0)
+  async close() {
+    await this.idle()
+    await closeMcpServers(this.definitions.values())
   }
 
   /**
-   * Work that follows a settle but is not the settle's: it runs on the next
-   * tick, so a reply's response goes out as soon as its update committed.
+   * Resolves once every scheduled drive has finished.
    */
-  #handOff(work: () => Promise<void>) {
-    this.#track(new Promise((resolve) => setImmediate(resolve)).then(work))
+  async idle() {
+    let busy = true
+    while (busy) {
+      await Promise.all([...this.#handoffs])
+      await this.executor.idle()
+      // Auto-answers (tests) settle the rows drives opened, which hands resumes off
+      busy = (await this.inbox.settling()) || this.#handoffs.size > 0
+    }
   }
 
-  /** Work `idle()` waits for; a failure is only logged, as the next pass tries again */
-  #track(work: Promise<unknown>) {
-    const task: Promise<void> = work
-      .then(() => {})
-      .catch((error) => debug('background work failed %O', error))
+  /**
+   * Work after a settle or a recovery pass, on the next tick (a reply's
+   * response goes out first); `idle()` waits for it, a failure is logged.
+   */
+  #handOff(work: () => Promise<unknown>) {
+    const task: Promise<unknown> = new Promise((resolve) => setImmediate(resolve))
+      .then(work)
+      .catch((error) => debug('work after a settle or recovery failed %O', error))
       .finally(() => this.#handoffs.delete(task))
     this.#handoffs.add(task)
   }
@@ -330,14 +335,9 @@ export class Agents {
       this.#handOff(async () => {
         // The run is read only for a listener (an emitter that cannot say is assumed to have one)
         const events = this.#events
-        if (!events || !(events.hasListeners?.('agents:run:resumed') ?? true)) {
-          return this.executor.resume(runId, 'settle')
-        }
-        /*
-         * A drive in this process must come after the event (its own events
-         * follow it); a drive elsewhere is a queue hop away, so the run is
-         * handed on while it is read, and the read adds nothing to the hop.
-         */
+        const listening = events && (events.hasListeners?.('agents:run:resumed') ?? true)
+        if (!listening) return this.executor.resume(runId, 'settle')
+        // A drive here follows the event; one elsewhere is a queue hop away: hand it on first
         const first = this.executor.drivesElsewhere === true
         const handedOn = first ? this.executor.resume(runId, 'settle') : undefined
         const run = await AgentRun.find(runId)

@@ -11,6 +11,7 @@ import type { ExpiryPolicy } from '../questions/settle.ts'
 import type { QuestionLimits, QuestionSet } from '../questions/types.ts'
 import { resolveLimits } from '../questions/values.ts'
 import type { ToolDefinition } from './define_tool.ts'
+import type { McpServerConfig } from '../mcp_client/types.ts'
 
 /**
  * The intake: a question set, or a function of the run's input returning
@@ -39,6 +40,8 @@ export type AgentOptions = {
   /** Model calls a run may make; default 20 */
   maxSteps?: number
   expiry?: ExpiryOptions
+  /** MCP servers whose tools the agent may call (README, "MCP servers") */
+  mcp?: McpServerConfig[]
 }
 
 export type AgentDefinition = {
@@ -51,6 +54,7 @@ export type AgentDefinition = {
   limits: QuestionLimits
   maxSteps: number
   expiry: { ttl?: number; onExpiry: ExpiryPolicy }
+  mcp: McpServerConfig[]
 }
 
 /**
@@ -91,5 +95,6 @@ export function defineAgent(options: AgentOptions): AgentDefinition {
     limits: resolveLimits(options.ask?.limits),
     maxSteps,
     expiry: { ttl: options.expiry?.ttl, onExpiry: options.expiry?.onExpiry ?? 'defaults' },
+    mcp: options.mcp ?? [],
   }
 }

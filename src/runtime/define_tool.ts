@@ -13,6 +13,10 @@ import type { Infer, SchemaTypes } from '@vinejs/vine/types'
 import type { TransactionClientContract } from '@adonisjs/lucid/types/database'
 import type { DateTime } from 'luxon'
 import type { AnsweredVia, QuestionIssue } from '../questions/types.ts'
+import type { WaitRequest } from '../inbox/wait.ts'
+import type { AwaitOptions } from '../inbox/awaiting.ts'
+import type { SettleOptions } from '../inbox/row_settler.ts'
+import type { ToolCall } from '../persistence/models/tool_call.ts'
 import { formatIssuePath } from '../questions/validate.ts'
 
 /**
@@ -63,6 +67,24 @@ export type ToolContext = {
   idempotencyKey: string
   run: ToolRun
   row: ToolRow | null
+  /**
+   * Waits the tool may open while it runs, rows of the run (a tool with
+   * `opensWaits`, such as an MCP server's elicitation); absent where
+   * nobody can answer (no owner, a child run) and in the reads' batch.
+   */
+  waits?: ToolWaits
+}
+
+/**
+ * Rows a running tool opens and waits on. `open` names the driver as the
+ * row's holder, so a driver that dies mid-call leaves them withdrawn by the
+ * next (docs/design.md §7.6).
+ */
+export type ToolWaits = {
+  open(wait: WaitRequest): Promise<ToolCall>
+  settled(rowId: string, options?: AwaitOptions): Promise<ToolCall | null>
+  withdraw(rowId: string): Promise<ToolCall | null>
+  settle(rowId: string, reply: unknown, options: SettleOptions): Promise<ToolCall>
 }
 
 /**
@@ -159,6 +181,11 @@ export type ToolDefinition = {
   /** Its effects by name (transactional actions only) */
   effects: Map<string, Effect>
   handle(input: unknown, context: ToolContext | TransactionalToolContext): Promise<unknown>
+  /**
+   * The tool may open waits while it runs (an MCP tool): it always runs
+   * claimed on its own row, never in the reads' batch (docs/design.md §8.2)
+   */
+  opensWaits?: boolean
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/

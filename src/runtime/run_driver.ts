@@ -19,6 +19,7 @@
  * and each kind of tool call in calls/.
  */
 
+import { loadMcpTools } from './mcp_tools.ts'
 import { APICallError, generateText, RetryError } from 'ai'
 import type { EventSink } from '../events.ts'
 import type { Inbox } from '../inbox/inbox.ts'
@@ -181,6 +182,11 @@ export class RunDriver {
         RUN_FAILURES.unknownAgent,
         `No agent named "${run.agent}" is registered`
       )
+    }
+    try {
+      await loadMcpTools(agent)
+    } catch (error) {
+      return this.#state.fail(run, RUN_FAILURES.mcp, (error as Error).message)
     }
     const context: CallContext = {
       run,

@@ -2,7 +2,9 @@
  * `make:agent` and `make:tool` against a fake app tree: the files land in
  * app/agents and app/tools with snake_case names, and the generated code
  * runs: it is imported (with the package import pointed at the sources)
- * and yields a working agent or tool.
+ * and yields a working agent or tool. The test make:agent writes passes
+ * in the fixture app's test runner, next to the fixture's own agent tests
+ * (written with the testing kit alone), on the suite's database.
  */
 
 import { test } from '@japa/runner'
@@ -11,10 +13,19 @@ import { IgnitorFactory } from '@adonisjs/core/factories'
 import type { FileSystem } from '@japa/file-system'
 import MakeAgent from '../../commands/make_agent.ts'
 import MakeTool from '../../commands/make_tool.ts'
+import { runNode } from '../helpers/ace.ts'
+import { ensureFixtureBuilt, NODE_FLAGS } from '../../fixtures/app/bin/launch.ts'
 import type { AgentDefinition } from '../../src/runtime/define_agent.ts'
 import type { ToolDefinition } from '../../src/runtime/define_tool.ts'
 
 const SOURCE_INDEX = new URL('../../index.ts', import.meta.url).href
+
+/** tests/bootstrap.ts of the starter kits, before any plugin of ours */
+const STARTER_BOOTSTRAP = `import { assert } from '@japa/assert'
+import type { Config } from '@japa/runner/types'
+
+export const plugins: Config['plugins'] = [assert()]
+`
 
 async function aceIn(fs: FileSystem) {
   await fs.createJson('tsconfig.json', {})
@@ -121,4 +132,43 @@ test.group('make:agent and make:tool', (group) => {
     await forced.exec()
     await assert.fileContains('app/tools/lookup_order.ts', `name: 'lookup_order'`)
   })
+
+  test("make:agent writes a test of the agent that passes, with the fixture's agent tests", async ({
+    assert,
+    fs,
+  }) => {
+    await ensureFixtureBuilt()
+    await fs.create('tests/bootstrap.ts', STARTER_BOOTSTRAP)
+    const ace = await aceIn(fs)
+    const command = await ace.create(MakeAgent, ['billing/InvoiceBot'])
+    await command.exec()
+    assert.equal(command.exitCode, 0)
+
+    await assert.fileContains('tests/unit/agents/billing/invoice_bot.spec.ts', [
+      `import invoiceBot from '../../../../app/agents/billing/invoice_bot.js'`,
+      `from 'adonis-agent-inbox/testing'`,
+      `await assert.runCompleted(run)`,
+    ])
+    await assert.fileContains('tests/bootstrap.ts', [
+      `import { agentAssertions } from 'adonis-agent-inbox/testing'`,
+      `[assert(), agentAssertions()]`,
+    ])
+    // A second agent leaves the plugin registered once
+    const second = await ace.create(MakeAgent, ['Reporter'])
+    await second.exec()
+    const bootstrap = await fs.contents('tests/bootstrap.ts')
+    assert.equal(bootstrap.split('agentAssertions()').length, 2)
+
+    const exit = await runNode([...NODE_FLAGS, 'fixtures/app/bin/test.ts'], {
+      env: {
+        DB_CONNECTION: process.env.DB ?? 'sqlite',
+        DB_FILE: `${fs.basePath}/fixture.sqlite`,
+        EXTRA_TEST_FILES: `${fs.basePath}/tests/unit/**/*.spec.ts`,
+      },
+      timeout: 25_000,
+    })
+    assert.equal(exit.code, 0, exit.output)
+    assert.include(exit.output, '✔ completes a run on a scripted model')
+    assert.match(exit.output, /Tests\s+5 passed \(5\)/)
+  }).timeout(30_000)
 })

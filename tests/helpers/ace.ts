@@ -75,7 +75,15 @@ export type RunAceOptions = {
  * command that waited on it would be killed at `timeout`.
  */
 export function runAce(args: string[], options: RunAceOptions = {}): Promise<AceExit> {
-  const child = spawn(process.execPath, [...NODE_ARGS, ...args], {
+  return runNode([...NODE_ARGS, ...args], options)
+}
+
+/**
+ * `node <args>` from the repository's root, as `runAce` runs ace: the
+ * test's database, stdin a pipe, killed after `timeout`.
+ */
+export function runNode(args: string[], options: RunAceOptions = {}): Promise<AceExit> {
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: aceEnv(options.env),
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -18,7 +18,10 @@ export type Exit = { code: number | null; output: string; ms: number }
 
 /**
  * Runs a command to its end (or kills it after `timeout` ms) with stdin
- * closed, as in CI or a script, and collects what it printed.
+ * closed, as in CI or a script, and collects what it printed. With stdin
+ * closed nothing waits for an answer, so the bound only catches a hang: it
+ * is set for a loaded 2-core machine, where a tsc that takes 13 s alone
+ * took over 60 s beside other test runs.
  */
 export async function run(
   command: string,
@@ -34,14 +37,14 @@ export async function run(
   let output = ''
   child.stdout.on('data', (chunk) => (output += chunk))
   child.stderr.on('data', (chunk) => (output += chunk))
-  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeout ?? 60_000)
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeout ?? 180_000)
   const [code] = await once(child, 'close')
   clearTimeout(timer)
   return { code, output, ms: Date.now() - started }
 }
 
 /** npm, as the running Node ships it */
-function npm(args: string[], cwd: URL | string, timeout = 120_000) {
+function npm(args: string[], cwd: URL | string, timeout = 240_000) {
   return run(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, { cwd, timeout })
 }
 

@@ -12,7 +12,6 @@
  */
 
 import { test } from '@japa/runner'
-import { MockLanguageModelV4 } from 'ai/test'
 import type { Assert } from '@japa/assert'
 import { dbName } from '../helpers/database.ts'
 import { createHttpApp } from '../helpers/http.ts'
@@ -29,8 +28,7 @@ import {
   type Case,
   type SlotKind,
 } from '../helpers/fuzz_replies.ts'
-import { call, deployTools, say } from '../helpers/runtime.ts'
-import { generateResult } from '../../fixtures/app/app/agents/scripted_model.ts'
+import { call, deployTools, say, scriptedModel } from '../helpers/runtime.ts'
 import { defineConfig } from '../../src/define_config.ts'
 import { defineAgent } from '../../src/runtime/define_agent.ts'
 import type { Agents } from '../../src/runtime/agents.ts'
@@ -63,17 +61,15 @@ const FIELDS = ['answers', 'skip', 'approved', 'reason', 'editedInput']
  * deploy action) its input names, its second says it is done.
  */
 function poolModel() {
-  return new MockLanguageModelV4({
-    doGenerate: async ({ prompt }) => {
-      const user = prompt.find((message) => message.role === 'user')!
-      const text = user.content.map((part) => (part.type === 'text' ? part.text : '')).join('')
-      const want = JSON.parse(text).want as SlotKind
-      const turn = prompt.filter((message) => message.role === 'assistant').length
-      if (turn > 0) return generateResult([say('done')])
-      if (want === 'deploy') return generateResult([call('c1', 'deploy', DEPLOY_ARGS)])
-      return generateResult([call('c1', 'ask', FUZZ_SETS[want])])
+  return scriptedModel(
+    ({ input, turn }) => {
+      const want = JSON.parse(input).want as SlotKind
+      if (turn > 0) return [say('done')]
+      if (want === 'deploy') return [call('c1', 'deploy', DEPLOY_ARGS)]
+      return [call('c1', 'ask', FUZZ_SETS[want])]
     },
-  })
+    { by: 'turn' }
+  )
 }
 
 type Slot = { kind: SlotKind; runless?: true; rowId: string | null }

@@ -100,6 +100,48 @@ test.group('Layers of src/', () => {
     )
   })
 
+  test('the testing kit is imported by nothing in src/, and imports no HTTP', async ({
+    assert,
+  }) => {
+    const list = await sources('src', 'providers', 'commands', 'services')
+    const outside = list.filter((source) => !source.file.startsWith('src/testing/'))
+    assert.deepEqual(
+      offenders(outside, (target) => !target.startsWith('src/testing/')),
+      []
+    )
+    const kit = list.filter((source) => source.file.startsWith('src/testing/'))
+    assert.deepEqual(
+      offenders(kit, (target) => !/^src\/(http|channels|scale|mcp_client)\//.test(target)),
+      []
+    )
+  })
+
+  test('the MCP client bridge is reached lazily from the runtime, and uses the runtime for types only', async ({
+    assert,
+  }) => {
+    const list = await sources('src', 'providers', 'commands', 'services')
+    assert.deepEqual(
+      offenders(list, (target, source) => {
+        if (!target.startsWith('src/mcp_client/')) return true
+        const item = source.imports.find((entry) => entry.target === target)
+        return (
+          source.file.startsWith('src/mcp_client/') ||
+          source.file === 'src/runtime/mcp_tools.ts' ||
+          Boolean(item?.typeOnly)
+        )
+      }),
+      []
+    )
+    const bridge = list.filter((source) => source.file.startsWith('src/mcp_client/'))
+    assert.deepEqual(
+      offenders(bridge, (target, source) => {
+        if (!target.startsWith('src/runtime/')) return !/^src\/(http|channels|scale)\//.test(target)
+        return Boolean(source.imports.find((entry) => entry.target === target)?.typeOnly)
+      }),
+      []
+    )
+  })
+
   test('the inbox never imports the HTTP side or the runtime', async ({ assert }) => {
     const list = await sources('src/inbox')
     assert.deepEqual(

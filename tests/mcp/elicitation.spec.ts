@@ -15,6 +15,7 @@ import {
 } from '../../src/mcp/main.ts'
 import { settleQuestionSet } from '../../src/questions/settle.ts'
 import type { QuestionOutcome, QuestionSet } from '../../src/questions/types.ts'
+import { SPEC_2025_11_25, SPEC_2025_11_25_DEFAULTS } from '../fixtures/mcp_schemas.ts'
 
 const ctx = { answeredBy: 'user-1', answeredVia: 'web' } as const
 
@@ -79,89 +80,6 @@ const REQUEST_SCHEMA: ElicitationRequest = {
       anotherProperty: { type: 'number', minimum: 0, maximum: 100 },
     },
     required: ['propertyName'],
-  },
-}
-
-/** 2025-11-25, "Requested Schema": one property per schema kind the page lists. */
-const SPEC_2025_11_25: ElicitationRequest = {
-  message: 'Every primitive of 2025-11-25',
-  requestedSchema: {
-    type: 'object',
-    properties: {
-      displayName: {
-        type: 'string',
-        title: 'Display Name',
-        description: 'Description text',
-        minLength: 3,
-        maxLength: 50,
-        format: 'email',
-        default: 'user@example.com',
-      },
-      score: {
-        type: 'integer',
-        title: 'Display Name',
-        description: 'Description text',
-        minimum: 0,
-        maximum: 100,
-        default: 50,
-      },
-      ratio: {
-        type: 'number',
-        title: 'Display Name',
-        description: 'Description text',
-        minimum: 0,
-        maximum: 100,
-        default: 50,
-      },
-      agreed: {
-        type: 'boolean',
-        title: 'Display Name',
-        description: 'Description text',
-        default: false,
-      },
-      color: {
-        type: 'string',
-        title: 'Color Selection',
-        description: 'Choose your favorite color',
-        enum: ['Red', 'Green', 'Blue'],
-        default: 'Red',
-      },
-      hex: {
-        type: 'string',
-        title: 'Color Selection',
-        description: 'Choose your favorite color',
-        oneOf: [
-          { const: '#FF0000', title: 'Red' },
-          { const: '#00FF00', title: 'Green' },
-          { const: '#0000FF', title: 'Blue' },
-        ],
-        default: '#FF0000',
-      },
-      colors: {
-        type: 'array',
-        title: 'Color Selection',
-        description: 'Choose your favorite colors',
-        minItems: 1,
-        maxItems: 2,
-        items: { type: 'string', enum: ['Red', 'Green', 'Blue'] },
-        default: ['Red', 'Green'],
-      },
-      hexes: {
-        type: 'array',
-        title: 'Color Selection',
-        description: 'Choose your favorite colors',
-        minItems: 1,
-        maxItems: 2,
-        items: {
-          anyOf: [
-            { const: '#FF0000', title: 'Red' },
-            { const: '#00FF00', title: 'Green' },
-            { const: '#0000FF', title: 'Blue' },
-          ],
-        },
-        default: ['#FF0000', '#00FF00'],
-      },
-    },
   },
 }
 
@@ -632,16 +550,7 @@ test.group('MCP elicitation | outcome to result', () => {
 
   test('2025-11-25: all defaults, booleans stay booleans', ({ assert }) => {
     const { result } = roundTrip(SPEC_2025_11_25, {})
-    assert.deepEqual(result.content, {
-      displayName: 'user@example.com',
-      score: 50,
-      ratio: 50,
-      agreed: false,
-      color: 'Red',
-      hex: '#FF0000',
-      colors: ['Red', 'Green'],
-      hexes: ['#FF0000', '#00FF00'],
-    })
+    assert.deepEqual(result.content, SPEC_2025_11_25_DEFAULTS)
     assert.strictEqual(result.content?.agreed, false)
   })
 

@@ -14,13 +14,11 @@
 import { test } from '@japa/runner'
 import { DateTime } from 'luxon'
 import vine from '@vinejs/vine'
-import { MockLanguageModelV4 } from 'ai/test'
 import type { LanguageModelV4Content } from '@ai-sdk/provider'
 import { createTestApp, dbName } from '../helpers/database.ts'
 import { caseLabel, Fuzz, fuzzSeed, fuzzSize } from '../helpers/fuzz.ts'
 import { fuzzStep } from '../helpers/fuzz_steps.ts'
-import { createAgents, deployTools, noteTools, say } from '../helpers/runtime.ts'
-import { generateResult } from '../../fixtures/app/app/agents/scripted_model.ts'
+import { createAgents, deployTools, noteTools, say, scriptedModel } from '../helpers/runtime.ts'
 import { defineAgent } from '../../src/runtime/define_agent.ts'
 import { defineTool } from '../../src/runtime/define_tool.ts'
 import { strandedRuns } from '../../src/runtime/stranded.ts'
@@ -41,15 +39,10 @@ const POLICIES = ['defaults', 'reject', 'cancel'] as const
  * it is done; one model serves every run at once.
  */
 function setup(scripts: LanguageModelV4Content[][][]) {
-  const model = new MockLanguageModelV4({
-    doGenerate: async ({ prompt }) => {
-      const user = prompt.find((message) => message.role === 'user')!
-      const text = user.content.map((part) => (part.type === 'text' ? part.text : '')).join('')
-      const script = scripts[JSON.parse(text).script]
-      const turn = prompt.filter((message) => message.role === 'assistant').length
-      return generateResult(script[turn] ?? [say('done')])
-    },
-  })
+  const model = scriptedModel(
+    ({ input, turn }) => scripts[JSON.parse(input).script][turn] ?? [say('done')],
+    { by: 'turn' }
+  )
   const notes: string[] = []
   const { deploy, readLogs, executions } = deployTools()
   const { note, look } = noteTools(notes)

@@ -11,7 +11,9 @@ import { ToolCall } from '../../persistence/models/tool_call.ts'
 import { affectedRows, preparedColumns } from '../../persistence/prepared_columns.ts'
 import { quoteUntrusted } from '../../questions/model_text.ts'
 import debug from '../../debug.ts'
-import type { ToolDefinition } from '../define_tool.ts'
+import type { ToolContext, ToolDefinition, ToolWaits } from '../define_tool.ts'
+import { canAsk } from './toolset.ts'
+import { expiry, openWait } from './waits.ts'
 import type { ToolOutput } from '../journal.ts'
 import { errorOutput, rowKey, toolContext, type CallContext } from './context.ts'
 import { runInTransaction } from './execute_in_transaction.ts'
@@ -68,6 +70,8 @@ export async function executeOnce(
       .where('id', row.id)
       .where('execution', 'running')
       .update(preparedColumns(row, { execution: 'interrupted', executedAt: now, updatedAt: now }))
+    // Waits the dead driver held open mid-call died with its requests
+    if (row.claimedBy) await context.inbox.withdrawHeld(run.id, row.claimedBy)
     Object.assign(row, { execution: 'interrupted', executedAt: now })
   }
   if (row.execution && row.execution !== 'running') claims.delete(row.id)
@@ -131,7 +135,10 @@ export async function executeOnce(
 
   let outcome: OpenClaim & { ran: true }
   try {
-    const handlerContext = toolContext(run, row.toolCallId ?? row.id, row, edited)
+    const handlerContext: ToolContext = {
+      ...toolContext(run, row.toolCallId ?? row.id, row, edited),
+      waits: definition.opensWaits && canAsk(run, context.agent) ? toolWaits(context) : undefined,
+    }
     const value = (await definition.handle(args, handlerContext)) ?? null
     outcome = { ran: true, execution: 'succeeded', result: { value } }
   } catch (error) {
@@ -194,4 +201,18 @@ export function resultText(result: unknown, edited = false): string {
   return edited
     ? `The tool returned, for the args the person edited:\n${quoteUntrusted(text)}`
     : text
+}
+
+/**
+ * The waits a running tool may open: rows of the run, numbered by this
+ * driver and held by it, with the agent's expiry.
+ */
+function toolWaits(context: CallContext): ToolWaits {
+  const { inbox } = context
+  return {
+    open: (wait) => openWait(context, wait, { ...expiry(context.agent), heldBy: context.owner }),
+    settled: (rowId, options) => inbox.settled(rowId, options),
+    withdraw: (rowId) => inbox.withdraw(rowId),
+    settle: (rowId, reply, options) => inbox.settle(rowId, reply, options),
+  }
 }

@@ -38,7 +38,7 @@ export async function runReads(
     if (call.invalid) continue
     if (call.toolName === ASK_TOOL_NAME || seen.has(call.toolCallId)) break
     const definition = agent.tools.get(call.toolName)
-    if (!definition || definition.kind !== 'read') break
+    if (!definition || definition.kind !== 'read' || definition.opensWaits) break
     const checked = await definition.validate(call.input)
     if (!checked.ok || (await definition.needsApproval(checked.value))) break
     seen.add(call.toolCallId)

@@ -7,6 +7,19 @@
 
 import type { AnswersReply, DecisionReply, RowCard, RunGroup } from 'adonis-agent-inbox/types'
 
+/** What the page gives every pending row's card, on both pages */
+export type CardState = {
+  card: RowCard
+  /** The server's errors for the card's last reply, by field */
+  errors: Record<string, string[]>
+  /** This card's reply is on its way */
+  busy: boolean
+  /** Some reply is on its way */
+  locked: boolean
+  /** Whether the card is selected for a bulk decision */
+  selected: boolean
+}
+
 /**
  * How a settled row is remembered by the page once it leaves the pending
  * list, so its card can say who settled it.

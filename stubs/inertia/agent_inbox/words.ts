@@ -25,12 +25,33 @@ export function formatTime(iso: string | null | undefined): string {
  * The heading of a card, by what it asks.
  */
 export function cardTitle(card: RowCard): string {
+  if (card.action?.link !== undefined) return `${card.toolName} asks you to open a link`
   if (card.kind === 'intake') return 'Before the agent starts'
   if (card.questionSet) {
     const count = card.questionSet.questions.length
     return count === 1 ? 'The agent asks' : `The agent asks ${count} questions`
   }
   return `Approve ${card.toolName}?`
+}
+
+/**
+ * A link card's target: `href` only for an http or https URL (anything
+ * else, `javascript:` or `data:` first, is shown as text and never made a
+ * link), and the URL as the person sees it, so they know where it goes.
+ *
+ * @example
+ * linkTarget('https://example.com/a b') // { href: 'https://example.com/a%20b', text: 'https://example.com/a b' }
+ * linkTarget('javascript:alert(1)') // { href: null, text: 'javascript:alert(1)' }
+ */
+export function linkTarget(url: string): { href: string | null; text: string } {
+  let parsed: URL | null = null
+  try {
+    parsed = new URL(url)
+  } catch {
+    parsed = null
+  }
+  const web = parsed !== null && (parsed.protocol === 'http:' || parsed.protocol === 'https:')
+  return { href: web ? parsed!.href : null, text: url }
 }
 
 /**

@@ -10,18 +10,11 @@
 import { useId, type ComponentProps, type HTMLAttributes, type ReactNode } from 'react'
 import type { RowCard } from 'adonis-agent-inbox/types'
 import type { Reply } from './form_state'
+import type { CardState } from './rows'
 import { cardTitle, expiryWords, formatTime } from './words'
 
 /** What every pending card is given by the page */
-export type CardProps = {
-  card: RowCard
-  errors: Record<string, string[]>
-  /** This card's reply is on its way */
-  busy: boolean
-  /** Some reply is on its way */
-  locked: boolean
-  /** Whether the card is selected for a bulk decision */
-  selected: boolean
+export type CardProps = CardState & {
   onSelect: (selected: boolean) => void
   onReply: (reply: Reply) => void
 }

@@ -28,6 +28,7 @@ import type { CardProps } from '../../agent_inbox/card_parts'
 import { alertText } from '../../agent_inbox/feedback'
 import { InboxSession, BULK, type InboxProps } from '../../agent_inbox/inbox_session'
 import { isEditing } from '../../agent_inbox/keyboard'
+import { LinkCard } from '../../agent_inbox/link_card'
 import { DEFAULT_POLL_INTERVAL, useLiveUpdates } from '../../agent_inbox/live_updates'
 import { InboxNav, LiveNote } from '../../agent_inbox/page_parts'
 import { QuestionCard } from '../../agent_inbox/question_card'
@@ -190,9 +191,11 @@ export default function AgentInbox(props: InboxProps) {
                 onSelect: (selected) => session.select(card.id, selected),
                 onReply: (reply) => session.reply(card, reply),
               }
-              return card.questionSet ? (
-                <QuestionCard key={card.id} {...cardProps} />
-              ) : (
+              if (card.questionSet) return <QuestionCard key={card.id} {...cardProps} />
+              if (card.action?.link !== undefined) {
+                return <LinkCard key={card.id} {...cardProps} />
+              }
+              return (
                 <ApprovalCard
                   key={card.id}
                   {...cardProps}
