@@ -93,6 +93,7 @@ export default class AgentInboxProvider {
         agents: config.agents,
         limits: config.limits,
         leaseTtl: config.leaseTtl,
+        effectRetry: config.effectRetry,
         executor: config.executor,
         logger: await this.app.container.make('logger'),
         // Approvals are signed with the app's encryption key and checked before they run

@@ -59,6 +59,7 @@ export function defineConfig(
     limits,
     sweepInterval: config.sweepInterval ?? 30_000,
     leaseTtl: config.leaseTtl ?? 60_000,
+    effectRetry: config.effectRetry ?? {},
     recoverOnStart: config.recoverOnStart ?? true,
     recoverInterval: config.recoverInterval ?? 60_000,
     inbox: config.inbox ?? {},

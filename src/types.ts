@@ -25,6 +25,13 @@ export type AgentInboxConfig = {
   sweepInterval?: number
   /** How long (ms) a driver's lease on a run lasts without a heartbeat. Default 60 s */
   leaseTtl?: number
+  /**
+   * How an effect of a transactional action (`ctx.after`) whose call threw
+   * is tried again by recovery: the first wait (ms, doubled after each
+   * failure, at most 15 minutes) and the deliveries before it is given up
+   * as `failed`. Default `{ backoff: 5000, attempts: 10 }`
+   */
+  effectRetry?: { backoff?: number; attempts?: number }
   /** Resume runs left behind by a dead process when the app is ready. Default true */
   recoverOnStart?: boolean
   /**
@@ -74,6 +81,7 @@ export type ResolvedAgentInboxConfig = {
   limits: QuestionLimits
   sweepInterval: number
   leaseTtl: number
+  effectRetry: { backoff?: number; attempts?: number }
   recoverOnStart: boolean
   recoverInterval: number
   inbox: Partial<InboxAccess>
@@ -83,7 +91,17 @@ export type ResolvedAgentInboxConfig = {
   executor?: ExecutorFactory
 }
 export type { AgentDefinition, AgentOptions, Intake } from './runtime/define_agent.ts'
-export type { ToolDefinition, ToolOptions, ToolContext, ToolKind } from './runtime/define_tool.ts'
+export type {
+  Effect,
+  EffectContext,
+  ToolDefinition,
+  ToolOptions,
+  ToolContext,
+  ToolKind,
+  ToolRow,
+  ToolRun,
+  TransactionalToolContext,
+} from './runtime/define_tool.ts'
 export type { AgentEvents } from './events.ts'
 export type { InboxAccess } from './http/access.ts'
 export type { LiveMessage, LiveOptions } from './http/live.ts'
@@ -95,6 +113,12 @@ export type {
   RunGroup,
   RunSummary,
 } from './http/cards.ts'
-export type { RunTimeline, TimelineCall, TimelineEntry } from './http/timeline.ts'
+export type {
+  RunTimeline,
+  TimelineAction,
+  TimelineCall,
+  TimelineEffect,
+  TimelineEntry,
+} from './http/timeline.ts'
 export type { HistoryFilters } from './http/history_query.ts'
 export type { ErrorResponseBody } from './errors.ts'

@@ -31,8 +31,8 @@ export default class RunsController {
   async show(ctx: InertiaContext) {
     const visitor = await visitorOf(ctx)
     const run = await authorizedRun(ctx, visitor)
-    const { rows, journal } = await visitor.agents.transcript(run.id)
-    const timeline = runTimeline(run, rows, journal)
+    const { rows, journal, effects } = await visitor.agents.transcript(run.id)
+    const timeline = runTimeline(run, rows, journal, effects)
     return respond(ctx, RUN_PAGE, {
       person: visitor.person,
       timeline,

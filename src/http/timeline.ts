@@ -6,15 +6,49 @@
  * answered what, through what and when, the args and what a tool returned.
  * Rows of earlier attempts, and rows the journal does not place yet (an
  * intake or a call still waiting), keep their order by sequence. The run's
- * end (its result, or its error code) closes it.
+ * end (its result, or its error code) closes it. An action's entry tells
+ * how it ran (docs/design.md §5.4): when it started, how many times (a
+ * transactional one killed mid-way rolled back and ran again), when its
+ * result committed or it was interrupted, its idempotency key, and the
+ * effects that followed its commit.
  */
 
 import type { AgentRun } from '../persistence/models/agent_run.ts'
+import type { AgentEffect, EffectStatus } from '../persistence/models/agent_effect.ts'
 import type { JournalRow } from '../persistence/models/journal_row.ts'
 import type { ToolCall, ToolExecution } from '../persistence/models/tool_call.ts'
 import type { JournalPayloads, ToolOutput } from '../runtime/journal.ts'
 import { rowCallId } from '../runtime/journal.ts'
 import { rowCard, runSummary, type RowCard, type RunSummary } from './cards.ts'
+
+/**
+ * An effect a transactional action asked for (`ctx.after`), and what
+ * became of it.
+ */
+export type TimelineEffect = {
+  name: string
+  idempotencyKey: string
+  status: EffectStatus
+  /** Deliveries started */
+  attempts: number
+  lastError: string | null
+  doneAt: string | null
+}
+
+/**
+ * How an action ran: null until it started.
+ */
+export type TimelineAction = {
+  /** Its handler's writes committed with its result */
+  transactional: boolean
+  idempotencyKey: string | null
+  startedAt: string | null
+  /** When its result (or its interruption) was written */
+  executedAt: string | null
+  /** Starts of its handler: more than one when a transaction rolled back and it ran again */
+  starts: number
+  effects: TimelineEffect[]
+}
 
 /**
  * One tool call of the run: its row when it has one (the question set and
@@ -36,6 +70,8 @@ export type TimelineCall = {
   result: unknown
   /** What the model read as the call's result */
   output: ToolOutput | null
+  /** How an action ran, once it started */
+  action: TimelineAction | null
 }
 
 export type TimelineEntry =
@@ -64,12 +100,44 @@ export type RunTimeline = {
 
 type Journaled = Pick<JournalRow, 'key' | 'kind' | 'payload' | 'createdAt'>
 
+type Effected = Pick<
+  AgentEffect,
+  'rowId' | 'position' | 'name' | 'idempotencyKey' | 'status' | 'attempts' | 'lastError' | 'doneAt'
+>
+
 function iso(date: { toISO(): string | null } | null | undefined): string | null {
   return date?.toISO() ?? null
 }
 
+/**
+ * How a row's action ran, with its effects in order; null for a row that
+ * is not an action or has not started.
+ */
+function actionOf(row: ToolCall | null, effects: Effected[]): TimelineAction | null {
+  if (!row || row.kind !== 'action' || (!row.startedAt && !row.execution)) return null
+  return {
+    transactional: Boolean(row.transactional),
+    idempotencyKey: row.idempotencyKey ?? null,
+    startedAt: iso(row.startedAt),
+    executedAt: iso(row.executedAt),
+    starts: row.executionAttempts ?? 0,
+    effects: effects
+      .filter((effect) => effect.rowId === row.id)
+      .sort((a, b) => a.position - b.position)
+      .map((effect) => ({
+        name: effect.name,
+        idempotencyKey: effect.idempotencyKey,
+        status: effect.status,
+        attempts: effect.attempts,
+        lastError: effect.lastError ?? null,
+        doneAt: iso(effect.doneAt),
+      })),
+  }
+}
+
 function callEntry(
   row: ToolCall | null,
+  effects: Effected[],
   fields: Partial<TimelineCall> & Pick<TimelineCall, 'toolName' | 'step' | 'attempt'>
 ): TimelineCall {
   return {
@@ -80,6 +148,7 @@ function callEntry(
     execution: row?.execution ?? null,
     result: row?.result ?? null,
     output: null,
+    action: actionOf(row, effects),
     ...fields,
   }
 }
@@ -94,14 +163,19 @@ function inputText(run: AgentRun, journal: Journaled[]): string {
 }
 
 /**
- * The timeline of a run from its rows (any order) and its journal (in
- * order).
+ * The timeline of a run from its rows (any order), its journal (in
+ * order) and the effects of its actions (any order).
  *
  * @example
- * const { run, rows, journal } = await agents.transcript(id)
- * runTimeline(run, rows, journal).entries
+ * const { run, rows, journal, effects } = await agents.transcript(id)
+ * runTimeline(run, rows, journal, effects).entries
  */
-export function runTimeline(run: AgentRun, rows: ToolCall[], journal: Journaled[]): RunTimeline {
+export function runTimeline(
+  run: AgentRun,
+  rows: ToolCall[],
+  journal: Journaled[],
+  effects: Effected[] = []
+): RunTimeline {
   const bySequence = [...rows].sort((a, b) => a.sequence - b.sequence)
   const current = bySequence.filter((row) => row.attempt === run.attempt)
   const placed = new Set<ToolCall>()
@@ -111,7 +185,9 @@ export function runTimeline(run: AgentRun, rows: ToolCall[], journal: Journaled[
   for (const row of bySequence) {
     if (row.attempt === run.attempt) continue
     placed.add(row)
-    entries.push(callEntry(row, { toolName: row.toolName, step: null, attempt: row.attempt }))
+    entries.push(
+      callEntry(row, effects, { toolName: row.toolName, step: null, attempt: row.attempt })
+    )
   }
 
   entries.push({ type: 'input', at: iso(run.createdAt), text: inputText(run, journal) })
@@ -119,7 +195,9 @@ export function runTimeline(run: AgentRun, rows: ToolCall[], journal: Journaled[
   const intake = current.find((row) => row.kind === 'intake')
   if (intake) {
     placed.add(intake)
-    entries.push(callEntry(intake, { toolName: 'intake', step: null, attempt: run.attempt }))
+    entries.push(
+      callEntry(intake, effects, { toolName: 'intake', step: null, attempt: run.attempt })
+    )
   }
 
   const outputs = new Map<string, ToolOutput>()
@@ -150,7 +228,7 @@ export function runTimeline(run: AgentRun, rows: ToolCall[], journal: Journaled[
       const row = byCallId.get(rowCallId(step, call.toolCallId, earlier)) ?? null
       if (row) placed.add(row)
       entries.push(
-        callEntry(row, {
+        callEntry(row, effects, {
           toolName: call.toolName,
           step,
           attempt: run.attempt,
@@ -166,7 +244,9 @@ export function runTimeline(run: AgentRun, rows: ToolCall[], journal: Journaled[
   // Waits the journal does not tell yet (a call being handled, a wait opened on the run)
   for (const row of current) {
     if (placed.has(row)) continue
-    entries.push(callEntry(row, { toolName: row.toolName, step: null, attempt: row.attempt }))
+    entries.push(
+      callEntry(row, effects, { toolName: row.toolName, step: null, attempt: row.attempt })
+    )
   }
 
   if (run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled') {

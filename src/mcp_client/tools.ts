@@ -51,6 +51,8 @@ export function mcpToolDefinitions(pool: McpServerPool, tools: McpToolInfo[]): T
       summarize(input) {
         return `${tool.annotations?.title ?? tool.name} on ${server.name}: ${JSON.stringify(input)}`
       },
+      transactional: false,
+      effects: new Map(),
       handle(input, context) {
         return pool.callTool(tool.name, input, { waits: context.waits, toolName: name })
       },

@@ -7,11 +7,14 @@
  * one transaction that locks what it deletes (./batch_transaction.ts) and
  * deletes only what still qualifies, so a run `agents.retry` brings back
  * meanwhile stays. A run that is the parent of another run waits until
- * that child is pruned (the same call prunes an old, finished child first).
+ * that child is pruned (the same call prunes an old, finished child first),
+ * and a run with an effect still to deliver (the outbox) waits until it is
+ * delivered or given up; the effects go with their run.
  */
 
 import { type DateTime } from 'luxon'
 import type { TransactionClientContract } from '@adonisjs/lucid/types/database'
+import { AgentEffect } from './models/agent_effect.ts'
 import { AgentRun, FINISHED_RUN_STATUSES } from './models/agent_run.ts'
 import { JournalRow } from './models/journal_row.ts'
 import { ToolCall } from './models/tool_call.ts'
@@ -108,6 +111,7 @@ async function pruneRuns(trx: TransactionClientContract, before: DateTime, size:
   const ids = locked.map((run) => run.id)
   if (ids.length === 0) return { claimed: 0, runs: 0, rows: 0, journal: 0 }
 
+  await trx.from(AgentEffect.table).whereIn('run_id', ids).delete()
   const journal = await trx.from(JournalRow.table).whereIn('run_id', ids).delete()
   const rows = await trx.from(ToolCall.table).whereIn('run_id', ids).delete()
   // Locked, so still finished and old; the condition is repeated all the same
@@ -160,7 +164,15 @@ type Query = ReturnType<TransactionClientContract['from']>
 
 function finishedRuns<T extends Query>(query: T, before: DateTime): T {
   const at = preparedColumns(new AgentRun(), { finishedAt: before }).finished_at
-  query.whereIn('status', FINISHED_RUN_STATUSES).where('finished_at', '<', at)
+  query
+    .whereIn('status', FINISHED_RUN_STATUSES)
+    .where('finished_at', '<', at)
+    .whereNotExists((undelivered) =>
+      undelivered
+        .from(AgentEffect.table)
+        .whereColumn(`${AgentEffect.table}.run_id`, `${AgentRun.table}.id`)
+        .where(`${AgentEffect.table}.status`, 'pending')
+    )
   return query
 }
 

@@ -12,7 +12,7 @@ import type { DecisionSigner } from '../inbox/decision_signature.ts'
 import { cancelRuns, type ExpiryBatch } from '../inbox/expiry.ts'
 import { AgentRun, isFinished } from '../persistence/models/agent_run.ts'
 import { JournalRow } from '../persistence/models/journal_row.ts'
-import { ToolCall } from '../persistence/models/tool_call.ts'
+import { type ToolCall } from '../persistence/models/tool_call.ts'
 import { transaction } from '../persistence/transaction.ts'
 import type { QuestionLimits } from '../questions/types.ts'
 import { DEFAULT_LIMITS, resolveLimits } from '../questions/values.ts'
@@ -20,7 +20,7 @@ import debug from '../debug.ts'
 import type { AgentDefinition } from './define_agent.ts'
 import { strandedRuns, waitingWithNothingPending } from './stranded.ts'
 import { InlineExecutor, type ExecutorLogger, type RunExecutor } from './executor.ts'
-import { journalRows } from './journal.ts'
+import { auditTrail } from './journal.ts'
 import { editedArgsValidator, inputSchemaOf } from './edited_args.ts'
 import { listRuns, type RunQuery } from './run_list.ts'
 import { RunDriver, type RunDriverOptions } from './run_driver.ts'
@@ -42,6 +42,7 @@ export type AgentsOptions = {
    * runs; the provider passes the app's message verifier
    */
   signer?: DecisionSigner
+  effectRetry?: RunDriverOptions['effectRetry']
 }
 
 export type StartOptions = {
@@ -64,7 +65,7 @@ export class Agents {
   readonly inbox: Inbox
   #events?: EventSink
   /** Resumes handed off by settles, not yet given to the executor */
-  #handoffs = new Set<Promise<void>>()
+  #handoffs = new Set<Promise<unknown>>()
 
   constructor(options: AgentsOptions) {
     this.definitions = new Map()
@@ -105,6 +106,7 @@ export class Agents {
       owner: options.owner,
       onCheckpoint: options.onCheckpoint,
       signer: options.signer,
+      effectRetry: options.effectRetry,
     })
     this.executor =
       options.executor?.(this.driver, { logger: options.logger }) ??
@@ -151,14 +153,12 @@ export class Agents {
   }
 
   /**
-   * Every row of a run in order, and its journal: the audit trail.
+   * A run with its audit trail (journal.ts `auditTrail`).
    */
   async transcript(id: string) {
     const run = await AgentRun.find(id)
     if (!run) throw new E_NOT_FOUND([`No run ${id}`])
-    const rows = await ToolCall.query().where('run_id', id).orderBy('sequence', 'asc')
-    const journal = await journalRows(id)
-    return { run, rows, journal }
+    return { run, ...(await auditTrail(id)) }
   }
 
   /**
@@ -205,15 +205,15 @@ export class Agents {
   }
 
   /**
-   * Resumes runs a dead process left behind: `queued`/`running` ones whose
-   * lease lapsed (or that this process holds but no longer drives), and
-   * `waiting` ones with nothing pending (settled while no process could
-   * resume them). Returns how many were scheduled.
+   * Resumes runs a dead process left behind (`queued`/`running` with a lapsed lease, or one this
+   * process holds but no longer drives; `waiting` with nothing pending: settled while no process
+   * could resume them) and delivers due effects (docs/design.md §5.5). Returns how many runs.
    */
   async recover(): Promise<number> {
     const runs = await strandedRuns(this.driver.owner)
     for (const run of runs) await this.executor.resume(run.id, 'recover')
     debug('recovered %d runs', runs.length)
+    this.#handOff(() => this.driver.outbox.deliverDue())
     return runs.length
   }
 
@@ -280,13 +280,13 @@ export class Agents {
   }
 
   /**
-   * Work that follows a settle but is not the settle's: it runs on the next
-   * tick, so a reply's response goes out as soon as its update committed.
+   * Work after a settle or a recovery pass, on the next tick (a reply's
+   * response goes out first); `idle()` waits for it, a failure is logged.
    */
-  #handOff(work: () => Promise<void>) {
-    const task: Promise<void> = new Promise((resolve) => setImmediate(resolve))
+  #handOff(work: () => Promise<unknown>) {
+    const task: Promise<unknown> = new Promise((resolve) => setImmediate(resolve))
       .then(work)
-      .catch((error) => debug('hand-off after a settle failed %O', error))
+      .catch((error) => debug('work after a settle or recovery failed %O', error))
       .finally(() => this.#handoffs.delete(task))
     this.#handoffs.add(task)
   }

@@ -9,7 +9,9 @@
 
 import { createHash } from 'node:crypto'
 import type { ModelMessage } from 'ai'
+import { AgentEffect } from '../persistence/models/agent_effect.ts'
 import { JournalRow } from '../persistence/models/journal_row.ts'
+import { ToolCall } from '../persistence/models/tool_call.ts'
 
 /**
  * One tool call as the model made it, saved with its response.
@@ -56,14 +58,32 @@ export type CheckpointPoint =
   | 'before-execute'
   /** Inside a checkpoint's transaction, before its commit */
   | 'before-commit'
+  /** Inside a transactional action's transaction, its result written, before its commit */
+  | 'before-action-commit'
+  /** A transactional action committed, its effects not delivered yet */
+  | 'after-action-commit'
 
 export type OnCheckpoint = (point: CheckpointPoint, runId: string) => void | Promise<void>
 
 /**
- * The journal's rows of a run, oldest first: the audit trail.
+ * The journal's rows of a run, oldest first.
  */
 export function journalRows(runId: string): Promise<JournalRow[]> {
   return JournalRow.query().where('run_id', runId).orderBy('sequence', 'asc')
+}
+
+/**
+ * A run's audit trail: every row in order, its journal, and the effects
+ * its transactional actions asked for (by row, in order).
+ */
+export async function auditTrail(runId: string) {
+  const rows = await ToolCall.query().where('run_id', runId).orderBy('sequence', 'asc')
+  const journal = await journalRows(runId)
+  const effects = await AgentEffect.query()
+    .where('run_id', runId)
+    .orderBy('row_id', 'asc')
+    .orderBy('position', 'asc')
+  return { rows, journal, effects }
 }
 
 /**

@@ -25,6 +25,9 @@ export type LeaseOptions = {
   owner?: string
 }
 
+/** How long a lease lasts without a heartbeat, unless configured (ms) */
+export const DEFAULT_LEASE_TTL = 60_000
+
 /**
  * @example
  * const lease = new Lease({ ttl: 60_000 })
@@ -37,7 +40,7 @@ export class Lease {
   #probe?: AgentRun
 
   constructor(options: LeaseOptions = {}) {
-    this.#ttl = options.ttl ?? 60_000
+    this.#ttl = options.ttl ?? DEFAULT_LEASE_TTL
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`
   }
 

@@ -38,7 +38,9 @@ import { toolset } from './calls/toolset.ts'
 import type { AgentDefinition } from './define_agent.ts'
 import { resultKey, rowCallId, type OnCheckpoint } from './journal.ts'
 import { renderInput } from './journal_messages.ts'
-import { Lease } from './lease.ts'
+import { DEFAULT_LEASE_TTL, Lease } from './lease.ts'
+import { Outbox } from './effects/outbox.ts'
+import type { EffectRetry } from './effects/keys.ts'
 import { RUN_FAILURES } from '../errors.ts'
 import { RunState } from './run_state.ts'
 
@@ -54,6 +56,8 @@ export type RunDriverOptions = {
   onCheckpoint?: OnCheckpoint
   /** Verifies approvals before their action runs */
   signer?: DecisionSigner
+  /** How effects that failed are tried again (docs/design.md §5.5) */
+  effectRetry?: Partial<EffectRetry>
 }
 
 const CHILD_NOTE =
@@ -76,6 +80,8 @@ export class RunDriver {
   /** Executions claimed whose outcome a lost connection kept from the database */
   #claims: OpenClaims = new Map()
   readonly owner: string
+  /** Delivers the effects of transactional actions, here and in recovery */
+  readonly outbox: Outbox
 
   constructor(options: RunDriverOptions) {
     this.#agents = options.agents
@@ -85,6 +91,12 @@ export class RunDriver {
     this.#onCheckpoint = options.onCheckpoint
     this.#signer = options.signer
     this.owner = this.#lease.owner
+    this.outbox = new Outbox({
+      agents: options.agents,
+      owner: this.owner,
+      claimTtl: options.leaseTtl ?? DEFAULT_LEASE_TTL,
+      retry: options.effectRetry,
+    })
   }
 
   /**
@@ -187,6 +199,7 @@ export class RunDriver {
       signer: this.#signer,
       owner: this.owner,
       claims: this.#claims,
+      outbox: this.outbox,
     }
 
     for (;;) {

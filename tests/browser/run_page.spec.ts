@@ -2,8 +2,9 @@
  * A run's page and the run's status in a real browser, against both pages
  * (React, Vue): the page tells the run's timeline (its intake, the model's
  * steps, the question set and its answers, the approved action with its
- * args and what it returned, the final answer, each with who answered,
- * through what and when, by name), and follows the run live while it
+ * args, what it returned and how it ran (in its transaction, committed,
+ * its idempotency key, the effect after the commit), the final answer,
+ * each with who answered, through what and when, by name), and follows the run live while it
  * moves; the inbox's badge of a run follows its status without a reload;
  * a person sees only the runs the access hooks let them see.
  */
@@ -114,6 +115,15 @@ for (const framework of browserFrameworks()) {
       assert.include(deploy, `By ${nameOf(ADA)} via web`)
       assert.include(deploy, '"branch": "release"')
       assert.include(deploy, '"deployed": "release"')
+      // How the action ran: in its transaction, committed, its key, and the effect after the commit
+      const facts = await entry(approval.id).locator('dl.ai-facts').innerText()
+      assert.include(facts, 'In one transaction with its writes')
+      assert.match(facts, /Committed/)
+      assert.match(facts, /Idempotency key\s+[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-/)
+      assert.match(
+        facts,
+        /After the commit: announce\s+delivered .*\(1 attempt\) · key [0-9a-f-]{36}/
+      )
       assert.isAtLeast(await runPage.locator('li[data-entry="step"]').count(), 3)
       assert.equal(loads(), 0, "the run's page reloaded as a whole")
       await screenshot(runPage, `${framework}-run.png`)

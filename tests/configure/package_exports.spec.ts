@@ -35,6 +35,7 @@ test.group('Package exports', () => {
       'AgentRun',
       'ToolCall',
       'JournalRow',
+      'AgentEffect',
     ])
 
     const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8'))

@@ -136,6 +136,12 @@ test.group(`Live updates over Transmit | ${dbName()}`, (group) => {
       channel: 'agent_inbox/user:1',
       payload: { type: 'row:created', rowId: row.id, runId: run.id },
     })
+    /*
+     * The row is told as soon as it is written, and the run's move to
+     * `waiting` a statement later: a reply sent on the row's message alone
+     * raced that move (under load the settle's `running` came first)
+     */
+    await ada.next((message) => message.payload.status === 'waiting')
 
     // Settled over the inbox's own HTTP endpoint, as the page does
     const reply = await fetch(`${baseUrl}/inbox/rows/${row.id}/reply`, {
@@ -176,6 +182,8 @@ test.group(`Live updates over Transmit | ${dbName()}`, (group) => {
       ada.messages.map(({ payload }) => payload.status ?? payload.type),
       ['queued', 'row:created', 'waiting', 'row:settled', 'running', 'completed']
     )
+    // Cancelled once it waits (a cancel sent on the row's message alone raced the run's move)
+    await bob.next((message) => message.payload.status === 'waiting')
     await agents.cancel(bobsRun.id)
     await agents.idle()
 

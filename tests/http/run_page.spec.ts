@@ -18,6 +18,7 @@ import { defineAgent } from '../../src/runtime/define_agent.ts'
 import { AgentRun } from '../../src/persistence/models/agent_run.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import type { Agents } from '../../src/runtime/agents.ts'
+import { callKey } from '../../src/runtime/effects/keys.ts'
 import type { AgentInboxConfig } from '../../src/types.ts'
 
 const person = (name: string) => ({ 'x-person': name, 'accept': 'application/json' })
@@ -153,6 +154,20 @@ test.group(`Run page | ${dbName()}`, (group) => {
     assert.deepEqual(deploy.result, { value: { deployed: 'release' } })
     assert.equal(deploy.execution, 'succeeded')
     assert.include(deploy.output.value, 'edited the arguments')
+    // How the action ran: outside a transaction, once, with its call's key
+    assert.deepEqual(
+      { ...deploy.action, startedAt: typeof deploy.action.startedAt },
+      {
+        transactional: false,
+        idempotencyKey: callKey(run.id, 1, 'deploy-1'),
+        startedAt: 'string',
+        executedAt: deploy.action.executedAt,
+        starts: 1,
+        effects: [],
+      }
+    )
+    assert.isAtLeast(Date.parse(deploy.action.executedAt), Date.parse(deploy.action.startedAt))
+    assert.isNull(read.action, 'a read is no action')
     assert.equal(lastStep.text, 'Released release.')
     assert.equal(end.status, 'completed')
     assert.equal(end.text, 'Released release.')

@@ -10,6 +10,7 @@
 import { test } from '@japa/runner'
 import type { RowCard, TimelineEntry } from '../../src/types.ts'
 import { showEntry } from '../../stubs/inertia/agent_inbox/timeline.ts'
+import { formatTime } from '../../stubs/inertia/agent_inbox/words.ts'
 
 const people = { '1': 'Ada Lovelace' }
 const context = { people, owner: '1', attempt: 2 }
@@ -66,6 +67,7 @@ function call(row: RowCard | null, fields: Partial<Extract<TimelineEntry, { type
     execution: null,
     result: null,
     output: null,
+    action: null,
     ...fields,
   } as TimelineEntry
 }
@@ -167,6 +169,117 @@ test.group('Run page | timeline words', () => {
     const interrupted = showEntry(call(read, { execution: 'interrupted', attempt: 1 }), context)
     assert.equal(interrupted.title, 'Tool logs (attempt 1)')
     assert.include(interrupted.lines.join(' '), 'Interrupted')
+  })
+
+  test('how an action ran: in its transaction, run again after a rollback, committed, with its key and its effects', ({
+    assert,
+  }) => {
+    const approved: RowCard = {
+      ...questions,
+      id: 'a1',
+      kind: 'action',
+      status: 'approved',
+      toolName: 'refund',
+      questionSet: undefined,
+      action: { summary: 'Refund', args: { orderId: 7 } },
+      settled: {
+        by: '1',
+        via: 'web',
+        at: null,
+        outcome: { kind: 'decision', approved: true, expired: false } as never,
+      },
+    }
+    const startedAt = '2026-01-02T10:00:00.000Z'
+    const executedAt = '2026-01-02T10:00:03.000Z'
+    const key = '7b1795b8-673c-80c7-a608-60388a7d5d3f'
+    const action = {
+      transactional: true,
+      idempotencyKey: key,
+      startedAt,
+      executedAt,
+      starts: 3,
+      effects: [
+        {
+          name: 'notify',
+          idempotencyKey: 'e-1',
+          status: 'done' as const,
+          attempts: 2,
+          lastError: null,
+          doneAt: executedAt,
+        },
+        {
+          name: 'mail',
+          idempotencyKey: 'e-2',
+          status: 'pending' as const,
+          attempts: 1,
+          lastError: 'SMTP down',
+          doneAt: null,
+        },
+        {
+          name: 'sms',
+          idempotencyKey: 'e-3',
+          status: 'failed' as const,
+          attempts: 10,
+          lastError: 'Bad number',
+          doneAt: null,
+        },
+      ],
+    }
+    const committed = showEntry(
+      call(approved, { execution: 'succeeded', result: { value: 'refunded' }, action }),
+      context
+    )
+    // Who approved it stays a line; how it ran is the facts
+    assert.deepEqual(committed.lines, ['Approved', 'By Ada Lovelace via web.'])
+    assert.deepEqual(committed.facts, [
+      {
+        label: 'Ran',
+        value: 'In one transaction with its writes: they commit with its result, or not at all',
+      },
+      {
+        label: 'Started',
+        value: `${formatTime(startedAt)} · 3 starts: 2 starts rolled back when a process stopped, then run again`,
+      },
+      { label: 'Committed', value: formatTime(executedAt) },
+      { label: 'Idempotency key', value: key },
+      {
+        label: 'After the commit: notify',
+        value: `delivered ${formatTime(executedAt)} (2 attempts) · key e-1`,
+      },
+      {
+        label: 'After the commit: mail',
+        value: 'waiting to be delivered again (1 attempt so far; last error: SMTP down) · key e-2',
+      },
+      {
+        label: 'After the commit: sms',
+        value: 'given up after 10 attempts: Bad number · key e-3',
+      },
+    ])
+
+    // Started, rolled back by a kill, not run again yet
+    const rolledBack = showEntry(
+      call(approved, { action: { ...action, starts: 1, executedAt: null, effects: [] } }),
+      context
+    )
+    assert.deepEqual(
+      rolledBack.facts.map((fact) => fact.label),
+      ['Ran', 'Started', 'Rolled back', 'Idempotency key']
+    )
+
+    // A plain action killed while it ran: at most once, interrupted
+    const plain = { ...action, transactional: false, starts: 1, effects: [] }
+    const interrupted = showEntry(
+      call(approved, { execution: 'interrupted', action: plain }),
+      context
+    )
+    assert.include(interrupted.lines.join(' '), 'Interrupted')
+    assert.deepEqual(interrupted.facts.slice(0, 3), [
+      { label: 'Ran', value: 'Outside a transaction: at most once' },
+      { label: 'Started', value: formatTime(startedAt) },
+      { label: 'Interrupted', value: formatTime(executedAt) },
+    ])
+    // Entries that are not actions have no facts
+    assert.deepEqual(showEntry(call(questions, {}), context).facts, [])
   })
 
   test("a pending row waits for its run's owner; a run ends with its answer or its error code", ({

@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto'
 import { DateTime } from 'luxon'
 import type { Database } from '@adonisjs/lucid/database'
 import { createTestApp, dbName } from '../helpers/database.ts'
+import { statementsOf, type SentStatement } from '../helpers/statements.ts'
 import { DB_QUESTION } from '../helpers/runtime.ts'
 import { AgentRun } from '../../src/persistence/models/agent_run.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
@@ -19,22 +20,12 @@ import { preparedColumns } from '../../src/persistence/prepared_columns.ts'
 import { listRows } from '../../src/inbox/list.ts'
 import { sweepDue } from '../../src/inbox/expiry.ts'
 
-type Sent = { sql: string; bindings: unknown[] }
+type Sent = SentStatement
 
 /** The SELECTs on agent_tool_calls that `work` sends */
 async function selectsOf(db: Database, work: () => Promise<unknown>): Promise<Sent[]> {
-  const knex = db.connection().getWriteClient()
-  const sent: Sent[] = []
-  const listener = (query: Sent) => {
-    if (/^select .* from "?`?agent_tool_calls/i.test(query.sql)) sent.push(query)
-  }
-  knex.on('query', listener)
-  try {
-    await work()
-  } finally {
-    knex.removeListener('query', listener)
-  }
-  return sent
+  const sent = await statementsOf(db, work)
+  return sent.filter((query) => /^select .* from "?`?agent_tool_calls/i.test(query.sql))
 }
 
 /** The plan of a statement, as one string that names the indexes used */

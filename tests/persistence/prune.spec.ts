@@ -10,6 +10,7 @@ import { createTestApp, dbName } from '../helpers/database.ts'
 import { variantSet } from '../helpers/expiry.ts'
 import { AgentRun, type RunStatus } from '../../src/persistence/models/agent_run.ts'
 import { JournalRow } from '../../src/persistence/models/journal_row.ts'
+import { AgentEffect, type EffectStatus } from '../../src/persistence/models/agent_effect.ts'
 import { ToolCall, type ToolCallStatus } from '../../src/persistence/models/tool_call.ts'
 import { parseAge, pruneFinished } from '../../src/persistence/prune.ts'
 
@@ -85,6 +86,7 @@ test.group(`Prune | ${dbName()}`, (group) => {
     return () => testApp.terminate()
   })
   group.each.setup(async () => {
+    await AgentEffect.query().delete()
     await JournalRow.query().delete()
     await ToolCall.query().delete()
     await AgentRun.query().whereNotNull('parent_run_id').delete()
@@ -144,6 +146,61 @@ test.group(`Prune | ${dbName()}`, (group) => {
       journal: 0,
       outsideRows: 0,
     })
+  })
+
+  test('a run with an effect still to deliver stays until it is delivered; then it goes with its effects', async ({
+    assert,
+  }) => {
+    const before = DateTime.now().minus({ days: 30 })
+    const effectOf = async (run: AgentRun, status: EffectStatus) => {
+      const [row] = await ToolCall.query().where('run_id', run.id)
+      return AgentEffect.create({
+        id: crypto.randomUUID(),
+        runId: run.id,
+        rowId: row.id,
+        position: 0,
+        toolName: 'refund',
+        name: 'notify',
+        payload: { orderId: 1 },
+        idempotencyKey: crypto.randomUUID(),
+        status,
+        attempts: 1,
+        availableAt: DateTime.now(),
+        createdAt: DateTime.now(),
+        updatedAt: DateTime.now(),
+      })
+    }
+    const undelivered = await runWith('completed', 60)
+    const waiting = await effectOf(undelivered, 'pending')
+    const delivered = await runWith('completed', 60)
+    await effectOf(delivered, 'done')
+    await effectOf(await runWith('failed', 60), 'failed')
+
+    assert.deepEqual(await pruneFinished({ before, dryRun: true }), {
+      runs: 2,
+      rows: 4,
+      journal: 6,
+      outsideRows: 0,
+    })
+    assert.deepEqual(await pruneFinished({ before }), {
+      runs: 2,
+      rows: 4,
+      journal: 6,
+      outsideRows: 0,
+    })
+    const effects = await AgentEffect.query()
+    assert.deepEqual(
+      effects.map((effect) => effect.id),
+      [waiting.id]
+    )
+    const kept = await left()
+    assert.isTrue(kept.runs.has(undelivered.id))
+
+    // Delivered, it goes at the next prune
+    await AgentEffect.query().where('id', waiting.id).update({ status: 'done' })
+    const next = await pruneFinished({ before })
+    assert.equal(next.runs, 1)
+    assert.lengthOf(await AgentEffect.query(), 0)
   })
 
   test('ages are whole days, hours or minutes', ({ assert }) => {

@@ -13,12 +13,15 @@
  * them drive each step.
  */
 
-import { spawn } from 'node:child_process'
 import { mkdir, rm } from 'node:fs/promises'
-import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { test } from '@japa/runner'
-import { createTestApp, dbName, sqliteFile } from '../helpers/database.ts'
+import { createTestApp, dbName } from '../helpers/database.ts'
+import {
+  lines,
+  runWorker as runCrashWorker,
+  startWorker as startCrashWorker,
+} from '../helpers/crash_workers.ts'
 import { createAgents } from '../helpers/runtime.ts'
 import { AGENT_NAME, ANSWER, crashAgent } from '../fixtures/crash_agent.ts'
 import { SURVEY_AGENT_NAME, surveyAgent } from '../fixtures/survey_agent.ts'
@@ -28,19 +31,9 @@ import { JournalRow } from '../../src/persistence/models/journal_row.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import type { QuestionOutcome } from '../../src/questions/types.ts'
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const WORKER = fileURLToPath(new URL('../fixtures/agent_worker.ts', import.meta.url))
 const FILES = new URL(`../../tmp/crash-${process.pid}/`, import.meta.url)
 
 type Files = { modelLog: string; actionLog: string; readLog: string }
-
-type WorkerExit = {
-  pid: number
-  code: number | null
-  signal: NodeJS.Signals | null
-  /** The last JSON line the worker printed, if it lived to print one */
-  output: Record<string, any> | null
-}
 
 /**
  * The files of one test: what the model and the action append to.
@@ -50,14 +43,6 @@ function filesFor(name: string): Files {
     modelLog: fileURLToPath(new URL(`${name}-model.log`, FILES)),
     actionLog: fileURLToPath(new URL(`${name}-action.log`, FILES)),
     readLog: fileURLToPath(new URL(`${name}-read.log`, FILES)),
-  }
-}
-
-function lines(file: string): string[] {
-  try {
-    return readFileSync(file, 'utf8').split('\n').filter(Boolean)
-  } catch {
-    return []
   }
 }
 
@@ -85,84 +70,22 @@ function reads(files: Files, runId: string) {
     .map((line) => line.slice(runId.length + 1))
 }
 
-/**
- * Starts a worker process on this test's database. `next()` resolves with
- * each line it prints ("ready", then JSON), in order.
- */
-function startWorker(command: string, runIds: string[], files: Files, env: Record<string, string>) {
-  const child = spawn(
-    process.execPath,
-    ['--import=@poppinss/ts-exec', WORKER, command, ...runIds],
-    {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        DB: dbName(),
-        DB_FILE: sqliteFile(),
-        MODEL_LOG: files.modelLog,
-        ACTION_LOG: files.actionLog,
-        READ_LOG: files.readLog,
-        ...env,
-      },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    }
-  )
-  const printed: Array<Record<string, any>> = []
-  let unread = 0
-  let wake: (() => void) | undefined
-  let ended = false
-  let buffer = ''
-  let stderr = ''
-  child.stdout.setEncoding('utf8')
-  child.stdout.on('data', (chunk: string) => {
-    buffer += chunk
-    const complete = buffer.split('\n')
-    buffer = complete.pop()!
-    for (const line of complete) {
-      if (line === 'ready') printed.push({ ready: true })
-      else if (line.startsWith('{')) printed.push(JSON.parse(line))
-    }
-    wake?.()
-  })
-  child.stderr.on('data', (chunk) => (stderr += chunk))
-
-  const exit = new Promise<WorkerExit>((resolve, reject) => {
-    child.on('error', reject)
-    child.on('close', (code, signal) => {
-      ended = true
-      wake?.()
-      if (code !== 0 && signal !== 'SIGKILL') {
-        reject(new Error(`worker ${command} exited with ${code}:\n${stderr}`))
-      }
-      const output = printed.findLast((line) => !line.ready) ?? null
-      resolve({ pid: child.pid!, code, signal, output })
-    })
-  })
-  exit.catch(() => {})
-
-  async function next() {
-    while (unread === printed.length) {
-      if (ended) throw new Error(`worker ${command} ended without printing:\n${stderr}`)
-      await new Promise<void>((resolve) => (wake = resolve))
-    }
-    return printed[unread++]
-  }
-  return { child, exit, next }
+/** The env a worker needs to append to this test's files */
+function logsEnv(files: Files): Record<string, string> {
+  return { MODEL_LOG: files.modelLog, ACTION_LOG: files.actionLog, READ_LOG: files.readLog }
 }
 
-/**
- * Runs a worker to its end. Crash workers get a short lease so a restart
- * does not wait long for it to lapse.
- */
+function startWorker(command: string, runIds: string[], files: Files, env: Record<string, string>) {
+  return startCrashWorker(command, runIds, { ...logsEnv(files), ...env })
+}
+
 function runWorker(
   command: string,
   runIds: string[],
   files: Files,
   env: Record<string, string> = {}
 ) {
-  const worker = startWorker(command, runIds, files, { LEASE_TTL: '1000', ...env })
-  worker.child.stdin.end()
-  return worker.exit
+  return runCrashWorker(command, runIds, { ...logsEnv(files), ...env })
 }
 
 /** Schedules nothing: the run stays where the settle left it */

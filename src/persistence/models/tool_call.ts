@@ -93,6 +93,29 @@ export class ToolCall extends BaseModel {
   @column()
   declare claimedBy: string | null
 
+  /**
+   * The handler ran in one transaction with the row's mark: its writes and
+   * the result commit together or not at all (docs/design.md §5.4)
+   */
+  @column({ consume: (value: unknown) => Boolean(value) })
+  declare transactional: boolean
+
+  /** The key the handler was given, the same on every start of this call */
+  @column()
+  declare idempotencyKey: string | null
+
+  /** How many times the handler started; more than one: a transaction rolled back, and it ran again */
+  @column()
+  declare executionAttempts: number
+
+  /** When the handler first started */
+  @column.dateTime()
+  declare startedAt: DateTime | null
+
+  /** When its result (or its interruption) was written */
+  @column.dateTime()
+  declare executedAt: DateTime | null
+
   /** An approval's signature over the row, tool and args it lets run */
   @column()
   declare decisionSignature: string | null

@@ -13,6 +13,9 @@
  */
 
 import type { Inbox } from '../../inbox/inbox.ts'
+import type { ToolContext } from '../define_tool.ts'
+import { callKey } from '../effects/keys.ts'
+import type { Outbox } from '../effects/outbox.ts'
 import type { DecisionSigner } from '../../inbox/decision_signature.ts'
 import type { AgentRun } from '../../persistence/models/agent_run.ts'
 import type { ToolCall } from '../../persistence/models/tool_call.ts'
@@ -39,6 +42,8 @@ export type CallContext = {
   owner: string
   /** Executions the driver claimed whose outcome is not written yet */
   claims: OpenClaims
+  /** Delivers the effects of transactional actions after their commit */
+  outbox: Outbox
 }
 
 /** The run must wait for a person */
@@ -53,4 +58,47 @@ export type CallResult = ToolOutput | typeof WAIT | typeof CANCELLED
  */
 export function errorOutput(value: string): ToolOutput {
   return { type: 'error-text', value }
+}
+
+/**
+ * What a tool's handler receives besides its input: the run, the call's
+ * row (none for a read batched with its response, written after it ran)
+ * and the call's idempotency key, derived from the run, its attempt and
+ * the call's stored id, so it is the same on every start of the call.
+ */
+export function toolContext(
+  run: AgentRun,
+  callId: string,
+  row: ToolCall | null,
+  argsEdited: boolean,
+  storedId: string = callId
+): ToolContext {
+  return {
+    runId: run.id,
+    ownerId: run.ownerId,
+    toolCallId: callId,
+    argsEdited,
+    idempotencyKey: rowKey(run, row, storedId),
+    run: {
+      id: run.id,
+      agent: run.agent,
+      ownerId: run.ownerId,
+      attempt: run.attempt,
+      input: run.input,
+    },
+    row: row && {
+      id: row.id,
+      sequence: row.sequence,
+      approvedBy: row.status === 'approved' ? row.answeredBy : null,
+      approvedVia: row.status === 'approved' ? row.answeredVia : null,
+      approvedAt: row.status === 'approved' ? row.settledAt : null,
+    },
+  }
+}
+
+/**
+ * The idempotency key of a call of `run` (its row's, once it has one).
+ */
+export function rowKey(run: AgentRun, row: ToolCall | null, callId: string): string {
+  return callKey(run.id, row?.attempt ?? run.attempt, row?.toolCallId ?? callId)
 }

@@ -15,7 +15,8 @@ import type { ToolContext, ToolDefinition, ToolWaits } from '../define_tool.ts'
 import { canAsk } from './toolset.ts'
 import { expiry, openWait } from './waits.ts'
 import type { ToolOutput } from '../journal.ts'
-import { errorOutput, type CallContext } from './context.ts'
+import { errorOutput, rowKey, toolContext, type CallContext } from './context.ts'
+import { runInTransaction } from './execute_in_transaction.ts'
 
 /**
  * An execution this driver claimed whose outcome is not in the database:
@@ -42,6 +43,11 @@ export type OpenClaims = Map<string, OpenClaim>
  * any other driver, it belongs to a dead or stalled process and is marked
  * `interrupted`, never run again. `approvalText` (the person's decision)
  * comes before the result in what the model reads.
+ *
+ * A transactional tool takes another way (execute_in_transaction.ts): its
+ * handler's writes and the row's result commit together, so it has no
+ * claim to leave behind and is never `interrupted`; found committed, its
+ * effects still pending are delivered before the model reads its result.
  */
 export async function executeOnce(
   context: CallContext,
@@ -59,20 +65,24 @@ export async function executeOnce(
     return record(context, definition, row, open, args, approvalText)
   }
   if (row.execution === 'running' && !open) {
+    const now = DateTime.now()
     await ToolCall.query()
       .where('id', row.id)
       .where('execution', 'running')
-      .update({ execution: 'interrupted' })
+      .update(preparedColumns(row, { execution: 'interrupted', executedAt: now, updatedAt: now }))
     // Waits the dead driver held open mid-call died with its requests
     if (row.claimedBy) await context.inbox.withdrawHeld(run.id, row.claimedBy)
-    row.execution = 'interrupted'
+    Object.assign(row, { execution: 'interrupted', executedAt: now })
   }
   if (row.execution && row.execution !== 'running') claims.delete(row.id)
+  if (row.transactional && (row.execution === 'succeeded' || row.execution === 'failed')) {
+    // Killed between its commit and its effects: they go out before the model reads on
+    await context.outbox.deliverRow(run.agent, row.id)
+  }
   switch (row.execution) {
     case 'succeeded':
-      return { type: 'text', value: `${prefix}${resultText(row.result, edited)}` }
     case 'failed':
-      return errorOutput(`${prefix}${resultText(row.result, edited)}`)
+      return storedOutput(row, prefix, edited)
     case 'interrupted':
       return errorOutput(
         `${prefix}The "${definition.name}" call was interrupted by a process restart while it ran. It may or may not have taken effect, and it was not run again. Check its effect before calling it again.`
@@ -80,35 +90,56 @@ export async function executeOnce(
   }
 
   // A row just built in memory has no execution at all, not even null
+  if (!row.execution && definition.transactional) {
+    if (await runInTransaction(context, definition, row, args)) {
+      return storedOutput(row, prefix, edited)
+    }
+    // Run (or refused) by another driver meanwhile: its record says what became of it
+    const fresh = await ToolCall.findOrFail(row.id)
+    return executeOnce(context, definition, fresh, args, approvalText)
+  }
   if (!row.execution) {
+    const key = rowKey(run, row, row.id)
+    const now = DateTime.now()
     // Open before the update: if its answer is lost, the claim may be in all the same
     claims.set(row.id, { ran: false })
     const claimed = await ToolCall.query()
       .where('id', row.id)
       .whereNull('execution')
-      .update({ execution: 'running', claimed_by: context.owner })
+      .update({
+        ...preparedColumns(row, {
+          execution: 'running',
+          claimedBy: context.owner,
+          idempotencyKey: key,
+          executionAttempts: 1,
+          startedAt: now,
+        }),
+      })
     if (affectedRows(claimed) !== 1) {
       claims.delete(row.id)
       const fresh = await ToolCall.findOrFail(row.id)
       return executeOnce(context, definition, fresh, args, approvalText)
     }
-    Object.assign(row, { execution: 'running', claimedBy: context.owner })
+    Object.assign(row, {
+      execution: 'running',
+      claimedBy: context.owner,
+      idempotencyKey: key,
+      executionAttempts: 1,
+      startedAt: now,
+    })
   } else if (row.execution !== 'running') {
     // `refused`: an approval whose signature did not verify never runs
     return errorOutput(`${prefix}The "${definition.name}" call was not run.`)
   }
   await context.onCheckpoint?.('before-execute', run.id)
 
-  const toolContext: ToolContext = {
-    runId: run.id,
-    ownerId: run.ownerId,
-    toolCallId: row.toolCallId ?? row.id,
-    argsEdited: edited,
-    waits: definition.opensWaits && canAsk(run, context.agent) ? toolWaits(context) : undefined,
-  }
   let outcome: OpenClaim & { ran: true }
   try {
-    const value = (await definition.handle(args, toolContext)) ?? null
+    const handlerContext: ToolContext = {
+      ...toolContext(run, row.toolCallId ?? row.id, row, edited),
+      waits: definition.opensWaits && canAsk(run, context.agent) ? toolWaits(context) : undefined,
+    }
+    const value = (await definition.handle(args, handlerContext)) ?? null
     outcome = { ran: true, execution: 'succeeded', result: { value } }
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)
@@ -133,21 +164,28 @@ async function record(
   approvalText: string | null
 ): Promise<ToolOutput> {
   const { execution, result } = outcome
+  const now = DateTime.now()
   const recorded = await ToolCall.query()
     .where('id', row.id)
     .where('execution', 'running')
     .where('claimed_by', context.owner)
-    .update(preparedColumns(row, { execution, result, updatedAt: DateTime.now() }))
+    .update(preparedColumns(row, { execution, result, executedAt: now, updatedAt: now }))
   context.claims.delete(row.id)
   if (affectedRows(recorded) !== 1) {
     const fresh = await ToolCall.findOrFail(row.id)
     return executeOnce(context, definition, fresh, args, approvalText)
   }
-  Object.assign(row, { execution, result })
+  Object.assign(row, { execution, result, executedAt: now })
   debug('run %s: %s %s', context.run.id, definition.name, execution)
-  const prefix = approvalText ? `${approvalText}\n` : ''
-  const text = `${prefix}${resultText(result, args !== row.request.args)}`
-  return execution === 'succeeded' ? { type: 'text', value: text } : errorOutput(text)
+  return storedOutput(row, approvalText ? `${approvalText}\n` : '', args !== row.request.args)
+}
+
+/**
+ * What the model reads of a row whose tool ran: its result, or its error.
+ */
+function storedOutput(row: ToolCall, prefix: string, edited: boolean): ToolOutput {
+  const text = `${prefix}${resultText(row.result, edited)}`
+  return row.execution === 'succeeded' ? { type: 'text', value: text } : errorOutput(text)
 }
 
 /**

@@ -14,7 +14,7 @@ import { ASK_TOOL_NAME } from '../../questions/ask_tool.ts'
 import { resultKey, rowCallId, type SavedToolCall, type ToolOutput } from '../journal.ts'
 import type { NewEntry, RowBuilder } from '../run_memory.ts'
 import type { CallContext } from './context.ts'
-import { errorOutput } from './context.ts'
+import { errorOutput, toolContext } from './context.ts'
 import { resultText } from './execute_once.ts'
 
 export type StepReads = { entries: NewEntry[]; rows?: RowBuilder }
@@ -42,16 +42,15 @@ export async function runReads(
     const checked = await definition.validate(call.input)
     if (!checked.ok || (await definition.needsApproval(checked.value))) break
     seen.add(call.toolCallId)
+    const storedId = rowCallId(step, call.toolCallId, earlier)
 
     let execution: ExecutedCall['execution']
     let result: unknown
     try {
-      const value = await definition.handle(checked.value, {
-        runId: run.id,
-        ownerId: run.ownerId,
-        toolCallId: call.toolCallId,
-        argsEdited: false,
-      })
+      const value = await definition.handle(
+        checked.value,
+        toolContext(run, call.toolCallId, null, false, storedId)
+      )
       result = { value: value ?? null }
       execution = 'succeeded'
     } catch (error) {
@@ -61,7 +60,7 @@ export async function runReads(
     executed.push({
       kind: 'read',
       toolName: definition.name,
-      toolCallId: rowCallId(step, call.toolCallId, earlier),
+      toolCallId: storedId,
       args: checked.value,
       summary: definition.summarize(checked.value),
       execution,

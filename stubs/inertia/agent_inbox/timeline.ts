@@ -2,11 +2,18 @@
  * How the run page tells each entry of a run's timeline, without a
  * framework so both pages (React, Vue) tell it alike and Node can test it:
  * a heading and lines of text per entry, the args and what a tool returned,
- * and who settled what. The app receives this file in inertia/agent_inbox/.
+ * who settled what, and how an action ran (started, committed, interrupted
+ * or run again, its idempotency key and the effects after its commit). The
+ * app receives this file in inertia/agent_inbox/.
  */
 
-import type { People, TimelineEntry } from 'adonis-agent-inbox/types'
-import { nameOf, outcomeLines, settledWords, shownValue } from './words'
+import type {
+  People,
+  TimelineAction,
+  TimelineEntry,
+  TimelineEffect,
+} from 'adonis-agent-inbox/types'
+import { formatTime, nameOf, outcomeLines, settledWords, shownValue } from './words'
 
 /** An entry as the page shows it */
 export type ShownEntry = {
@@ -22,6 +29,76 @@ export type ShownEntry = {
   pendingRowId: string | null
   /** A chip: the row's status, or how the run ended */
   status: string | null
+  /** Labelled facts: how an action ran */
+  facts: { label: string; value: string }[]
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`
+}
+
+/**
+ * What became of an effect that followed an action's commit.
+ */
+function effectWords(effect: TimelineEffect): string {
+  const tries = plural(effect.attempts, 'attempt')
+  const said =
+    effect.status === 'done'
+      ? `delivered ${formatTime(effect.doneAt)} (${tries})`
+      : effect.status === 'failed'
+        ? `given up after ${tries}: ${effect.lastError ?? 'it failed'}`
+        : `waiting to be delivered again (${tries} so far${effect.lastError ? `; last error: ${effect.lastError}` : ''})`
+  return `${said} · key ${effect.idempotencyKey}`
+}
+
+/**
+ * How an action ran: in a transaction or not, when it started and how many
+ * times, whether its result committed, failed or was interrupted, its key
+ * and its effects.
+ *
+ * @example
+ * actionFacts({ transactional: true, starts: 2, … }, 'succeeded')
+ * // [{ label: 'Ran', value: 'In one transaction with its writes' }, { label: 'Started', value: '10:02 · 2 starts: …' }, …]
+ */
+export function actionFacts(
+  action: TimelineAction,
+  execution: string | null
+): { label: string; value: string }[] {
+  const facts = [
+    {
+      label: 'Ran',
+      value: action.transactional
+        ? 'In one transaction with its writes: they commit with its result, or not at all'
+        : 'Outside a transaction: at most once',
+    },
+  ]
+  if (action.startedAt) {
+    const again =
+      action.starts > 1
+        ? ` · ${plural(action.starts, 'start')}: ${plural(action.starts - 1, 'start')} rolled back when a process stopped, then run again`
+        : ''
+    facts.push({ label: 'Started', value: `${formatTime(action.startedAt)}${again}` })
+  }
+  const at = formatTime(action.executedAt)
+  if (execution === 'succeeded') {
+    facts.push({ label: action.transactional ? 'Committed' : 'Finished', value: at })
+  } else if (execution === 'failed') {
+    facts.push({
+      label: 'Failed',
+      value: action.transactional ? `${at}, its writes rolled back` : at,
+    })
+  } else if (execution === 'interrupted') {
+    facts.push({ label: 'Interrupted', value: at })
+  } else if (execution === 'running') {
+    facts.push({ label: 'Running', value: 'now, or in a process that stopped' })
+  } else if (action.transactional) {
+    facts.push({ label: 'Rolled back', value: 'its process stopped while it ran; it runs again' })
+  }
+  if (action.idempotencyKey) facts.push({ label: 'Idempotency key', value: action.idempotencyKey })
+  for (const effect of action.effects) {
+    facts.push({ label: `After the commit: ${effect.name}`, value: effectWords(effect) })
+  }
+  return facts
 }
 
 function callTitle(entry: Extract<TimelineEntry, { type: 'call' }>): string {
@@ -54,6 +131,7 @@ export function showEntry(
     blocks: [],
     pendingRowId: null,
     status: null,
+    facts: [],
   }
   switch (entry.type) {
     case 'input':
@@ -111,6 +189,7 @@ export function showEntry(
         blocks,
         pendingRowId: row?.status === 'pending' ? row.id : null,
         status: row?.status ?? null,
+        facts: entry.action ? actionFacts(entry.action, entry.execution) : [],
       }
     }
   }

@@ -2,8 +2,10 @@
  * A run's page: its timeline, from the input to the end. What the agent
  * did at each model step (its text), each tool call with its args and what
  * it returned, each question set with the answers and who gave them,
- * through what and when, approvals with their edits and reasons, expiries,
- * and the final answer or the error code. It follows the run while it
+ * through what and when, approvals with their edits and reasons, how each
+ * action ran (started, committed, interrupted or run again, with its
+ * idempotency key and its effects), expiries, and the final answer or the
+ * error code. It follows the run while it
  * moves (Transmit, else polling until the run ends).
  *
  * Published into the app by `node ace add adonis-agent-inbox` and yours to
@@ -93,6 +95,16 @@ export default function AgentRunPage({
               {shown.lines.map((line, at) => (
                 <p key={at}>{line}</p>
               ))}
+              {shown.facts.length > 0 && (
+                <dl className="ai-facts" aria-label="How it ran">
+                  {shown.facts.map((fact, at) => (
+                    <div key={at}>
+                      <dt>{fact.label}</dt>
+                      <dd>{fact.value}</dd>
+                    </div>
+                  ))}
+                </dl>
+              )}
               {shown.blocks.map((block) => (
                 <div key={block.label} className="ai-args">
                   <p className="ai-args-label ai-muted">{block.label}</p>
