@@ -255,6 +255,70 @@ export const E_FORBIDDEN = class extends HttpFacingException {
 }
 
 /**
+ * A reply named another view of the row than the one it has now: the args
+ * or the question set changed since the person was shown them, or the
+ * client was never shown this row (docs/design.md §11.4). Nothing was
+ * applied; reload and decide again.
+ */
+export const E_STALE_VIEW = class extends HttpFacingException {
+  static status = 409
+  static code = 'E_STALE_VIEW'
+
+  constructor([rowId]: [rowId: string], options?: ErrorOptions) {
+    super(
+      `The reply was made on another version of row ${rowId} than the one it has now, so nothing was applied. Reload the row and decide on what it shows`,
+      options
+    )
+  }
+}
+
+/**
+ * A vote on a row that needs a quorum from someone not among its
+ * approvers, or an approver of a later stage before that stage opened.
+ */
+export const E_NOT_AN_APPROVER = class extends HttpFacingException {
+  static status = 403
+  static code = 'E_NOT_AN_APPROVER'
+
+  constructor([rowId, notYet]: [rowId: string, notYet?: boolean], options?: ErrorOptions) {
+    super(
+      notYet
+        ? `Your stage of the approval of row ${rowId} has not opened yet: the earlier stage must approve first`
+        : `You are not among the approvers of row ${rowId}, so your vote was not counted. Ask one of its approvers`,
+      options
+    )
+  }
+}
+
+/**
+ * The run's owner voted on an approval that excludes the requester
+ * (separation of duties).
+ */
+export const E_REQUESTER_EXCLUDED = class extends HttpFacingException {
+  static status = 403
+  static code = 'E_REQUESTER_EXCLUDED'
+
+  constructor([rowId]: [rowId: string], options?: ErrorOptions) {
+    super(
+      `Row ${rowId} was requested by you, and its approval excludes the requester: another approver must decide`,
+      options
+    )
+  }
+}
+
+/**
+ * The approver already voted on this row; a vote is cast once.
+ */
+export const E_ALREADY_VOTED = class extends HttpFacingException {
+  static status = 409
+  static code = 'E_ALREADY_VOTED'
+
+  constructor([rowId]: [rowId: string], options?: ErrorOptions) {
+    super(`You already voted on row ${rowId}; a vote is cast once`, options)
+  }
+}
+
+/**
  * An MCP server sent an elicitation the inbox cannot ask: a URL-mode request,
  * a property outside form mode's flat primitive subset (nested object, array
  * of objects, unknown type or format), or a schema that does not hold

@@ -19,6 +19,8 @@ import { questionSetFingerprint } from '../questions/memory.ts'
 import { sharedReplyIssues } from '../questions/reply.ts'
 import type { ExpiryPolicy } from '../questions/settle.ts'
 import type { QuestionOutcome } from '../questions/types.ts'
+import type { QuorumSpec } from '../governance/quorum.ts'
+import { decidedRecords, openedRecords, type DecidedCall } from './row_records.ts'
 import { hashArgs } from './args_hash.ts'
 import { readRows } from '../persistence/prepared_columns.ts'
 import { listRows, type InboxPage, type InboxQuery } from './list.ts'
@@ -53,6 +55,13 @@ export type OpenOptions = {
   recalled?: QuestionOutcome
   /** The row's sequence, when the caller holds the run and knows it */
   sequence?: number
+  /**
+   * An approval that needs a quorum (docs/design.md §11.3): stored with the
+   * row, each approver a record of `agent_approvers`, in its transaction
+   */
+  quorum?: QuorumSpec
+  /** What decided to open it (a policy's rule), for its audit entry */
+  decidedBy?: Record<string, unknown>
 }
 
 /**
@@ -116,6 +125,7 @@ export class Inbox {
    */
   async open(holder: RowHolder, wait: WaitRequest, options: OpenOptions = {}): Promise<ToolCall> {
     const recalled = 'set' in wait ? options.recalled : undefined
+    const quorum = 'set' in wait ? undefined : options.quorum
     const row = await insertRow(
       holder,
       {
@@ -124,7 +134,15 @@ export class Inbox {
         toolCallId: wait.toolCallId ?? null,
         ...('set' in wait
           ? { request: wait.set, fingerprint: questionSetFingerprint(wait.set) }
-          : { request: { args: wait.args, summary: wait.summary }, argsHash: hashArgs(wait.args) }),
+          : {
+              request: {
+                args: wait.args,
+                summary: wait.summary,
+                ...(quorum ? { approval: quorum } : {}),
+                ...(!quorum && wait.grants?.length ? { grants: wait.grants } : {}),
+              },
+              argsHash: hashArgs(wait.args),
+            }),
         ...(recalled
           ? {
               status: 'answered',
@@ -139,7 +157,11 @@ export class Inbox {
               onExpiry: options.onExpiry ?? 'defaults',
             }),
       },
-      { spendsBudget: options.spendsBudget === true && !recalled, sequence: options.sequence }
+      {
+        spendsBudget: options.spendsBudget === true && !recalled,
+        sequence: options.sequence,
+        also: recalled ? undefined : openedRecords(quorum, options.decidedBy),
+      }
     )
     if (row.status === 'pending') await this.#events?.emit('agents:row:created', { row })
     return row
@@ -151,9 +173,24 @@ export class Inbox {
   record(
     holder: RowHolder,
     call: RecordedCall,
-    options: { sequence?: number } = {}
+    options: { sequence?: number; decided?: DecidedCall } = {}
   ): Promise<ToolCall> {
-    return insertRow(holder, recordedAttributes(call), options)
+    const decided = options.decided
+    if (!decided) return insertRow(holder, recordedAttributes(call), options)
+    return insertRow(
+      holder,
+      {
+        ...recordedAttributes(call),
+        status: decided.status,
+        outcome: decided.outcome,
+        answeredVia: decided.answeredVia,
+        settledAt: this.#now(),
+      },
+      {
+        sequence: options.sequence,
+        also: decidedRecords(decided),
+      }
+    )
   }
 
   /**
@@ -212,7 +249,8 @@ export class Inbox {
     options: SettleOptions
   ): Promise<ToolCall> {
     const row = await this.#settler.settle(rowOrId, reply, options)
-    await this.#onSettled?.([row])
+    // A vote that did not decide its quorum leaves the row pending: nothing to resume
+    if (row.status !== 'pending') await this.#onSettled?.([row])
     return row
   }
 
@@ -246,7 +284,9 @@ export class Inbox {
         results.push({ rowId, error })
       }
     }
-    const won = results.flatMap((result) => ('row' in result ? [result.row] : []))
+    const won = results.flatMap((result) =>
+      'row' in result && result.row.status !== 'pending' ? [result.row] : []
+    )
     if (won.length > 0) await this.#onSettled?.(won)
     return results
   }

@@ -35,6 +35,8 @@ export type InsertOptions = {
   spendsBudget?: boolean
   /** The row's sequence, when the caller holds the run and knows it */
   sequence?: number
+  /** More writes that belong with the row (its audit entry, its approvers), in its transaction */
+  also?: (trx: TransactionClientContract, row: ToolCall) => Promise<void>
 }
 
 /**
@@ -110,7 +112,10 @@ export async function insertRow(
 ): Promise<ToolCall> {
   if (holder.id === null) {
     const row = buildRow(holder, 1, attributes)
-    await transaction(ToolCall, (trx) => insertBuilt([row], trx))
+    await transaction(ToolCall, async (trx) => {
+      await insertBuilt([row], trx)
+      await options.also?.(trx, row)
+    })
     debug('external row %s (%s, %s)', row.id, row.kind, row.status)
     return row
   }
@@ -124,6 +129,7 @@ export async function insertRow(
     if (options.spendsBudget) {
       await trx.from(AgentRun.table).where('id', runId).increment('ask_count', 1)
     }
+    await options.also?.(trx, built)
     return built
   })
   debug('run %s: row %s (%s, %s)', runId, row.id, row.kind, row.status)

@@ -8,6 +8,7 @@
 import type { Wait } from '../questions/settle.ts'
 import type { QuestionSet } from '../questions/types.ts'
 import type { ToolCallKind } from '../persistence/models/tool_call.ts'
+import type { GrantChoice } from '../governance/grant_rules.ts'
 
 /**
  * A need for a person, as whoever opens it describes it: a question set
@@ -31,6 +32,8 @@ export type WaitRequest =
       args: unknown
       /** A readable line of what the action will do */
       summary: string
+      /** What an approval may remember, as the card offers it (docs/design.md §11.2) */
+      grants?: GrantChoice[]
     }
 
 /**

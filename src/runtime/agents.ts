@@ -9,6 +9,7 @@ import { E_NOT_FOUND, E_NOT_RETRYABLE } from '../errors.ts'
 import type { EventSink } from '../events.ts'
 import { Inbox } from '../inbox/inbox.ts'
 import type { DecisionSigner } from '../inbox/decision_signature.ts'
+import type { ApprovalsConfig } from '../governance/policy.ts'
 import { cancelRuns, type ExpiryBatch } from '../inbox/expiry.ts'
 import { AgentRun, isFinished } from '../persistence/models/agent_run.ts'
 import { JournalRow } from '../persistence/models/journal_row.ts'
@@ -41,6 +42,8 @@ export type AgentsOptions = {
    * runs; the provider passes the app's message verifier
    */
   signer?: DecisionSigner
+  /** The app-wide policy and role resolver (docs/design.md §11) */
+  approvals?: ApprovalsConfig
 }
 
 export type StartOptions = {
@@ -103,6 +106,7 @@ export class Agents {
       owner: options.owner,
       onCheckpoint: options.onCheckpoint,
       signer: options.signer,
+      approvals: options.approvals,
     })
     this.executor =
       options.executor?.(this.driver, { logger: options.logger }) ??

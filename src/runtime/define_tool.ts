@@ -9,6 +9,8 @@ import { errors as vineErrors } from '@vinejs/vine'
 import type { Infer, SchemaTypes } from '@vinejs/vine/types'
 import type { QuestionIssue } from '../questions/types.ts'
 import { formatIssuePath } from '../questions/validate.ts'
+import type { Policy } from '../governance/policy.ts'
+import { checkGrantChoices, type GrantChoice } from '../governance/grant_rules.ts'
 
 /**
  * `read` tools run at once; `action` tools wait for a person's approval
@@ -36,6 +38,19 @@ export type ToolOptions<Schema extends SchemaTypes> = {
   needsApproval?: boolean | ((input: Infer<Schema>) => boolean | Promise<boolean>)
   /** One line shown on the approval card, e.g. "Deploy main to production" */
   summary?: (input: Infer<Schema>) => string
+  /**
+   * Decides each call before any row is opened: allow, deny with a reason,
+   * ask, or ask a quorum (docs/design.md §11.1). Returning nothing leaves
+   * it to the app-wide `approvals.policy`, then to `needsApproval`.
+   */
+  policy?: Policy
+  /** Never covered by a remembered grant, whatever the config */
+  irreversible?: boolean
+  /**
+   * What an approval card may remember for this tool: later calls in the
+   * run, the approver's own runs for a while, or with the same args.
+   */
+  grants?: GrantChoice[]
   handle: (input: Infer<Schema>, context: ToolContext) => unknown
 }
 
@@ -50,6 +65,9 @@ export type ToolDefinition = {
   description: string
   kind: ToolKind
   jsonSchema: Record<string, unknown>
+  policy?: Policy
+  irreversible: boolean
+  grants: GrantChoice[]
   validate(input: unknown): Promise<ValidationResult>
   needsApproval(input: unknown): Promise<boolean>
   summarize(input: unknown): string
@@ -85,12 +103,17 @@ export function defineTool<Schema extends SchemaTypes>(
     unknown
   >
   const needsApproval = options.needsApproval ?? options.kind === 'action'
+  const irreversible = options.irreversible === true
+  checkGrantChoices(options.name, options.grants ?? [], irreversible)
 
   return {
     name: options.name,
     description: options.description,
     kind: options.kind,
     jsonSchema,
+    policy: options.policy as Policy | undefined,
+    irreversible,
+    grants: irreversible ? [] : (options.grants ?? []),
     async validate(input) {
       try {
         return { ok: true, value: await validator.validate(input) }

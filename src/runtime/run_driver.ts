@@ -22,6 +22,7 @@
 import { APICallError, generateText, RetryError } from 'ai'
 import type { EventSink } from '../events.ts'
 import type { Inbox } from '../inbox/inbox.ts'
+import type { ApprovalsConfig } from '../governance/policy.ts'
 import type { DecisionSigner } from '../inbox/decision_signature.ts'
 import { AgentRun, isFinished, type RunStatus } from '../persistence/models/agent_run.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
@@ -53,6 +54,8 @@ export type RunDriverOptions = {
   onCheckpoint?: OnCheckpoint
   /** Verifies approvals before their action runs */
   signer?: DecisionSigner
+  /** The app-wide policy and role resolver (docs/design.md §11) */
+  approvals?: ApprovalsConfig
 }
 
 const CHILD_NOTE =
@@ -70,6 +73,7 @@ export class RunDriver {
   #lease: Lease
   #onCheckpoint?: OnCheckpoint
   #signer?: DecisionSigner
+  #approvals?: ApprovalsConfig
   /** Runs this process is driving now */
   #active = new Set<string>()
   /** Executions claimed whose outcome a lost connection kept from the database */
@@ -83,6 +87,7 @@ export class RunDriver {
     this.#state = new RunState(this.#lease.owner, options.events)
     this.#onCheckpoint = options.onCheckpoint
     this.#signer = options.signer
+    this.#approvals = options.approvals
     this.owner = this.#lease.owner
   }
 
@@ -179,6 +184,7 @@ export class RunDriver {
       state: this.#state,
       onCheckpoint: this.#onCheckpoint,
       signer: this.#signer,
+      approvals: this.#approvals,
       owner: this.owner,
       claims: this.#claims,
     }

@@ -11,6 +11,10 @@ import { ToolCall } from '../../persistence/models/tool_call.ts'
 import { affectedRows, preparedColumns } from '../../persistence/prepared_columns.ts'
 import { quoteUntrusted } from '../../questions/model_text.ts'
 import debug from '../../debug.ts'
+import type { TransactionClientContract } from '@adonisjs/lucid/types/database'
+import { transaction } from '../../persistence/transaction.ts'
+import { appendEvents } from '../../inbox/audit_log.ts'
+import { viewDigest } from '../../governance/view.ts'
 import type { ToolDefinition } from '../define_tool.ts'
 import type { ToolOutput } from '../journal.ts'
 import { errorOutput, type CallContext } from './context.ts'
@@ -57,10 +61,12 @@ export async function executeOnce(
     return record(context, definition, row, open, args, approvalText)
   }
   if (row.execution === 'running' && !open) {
-    await ToolCall.query()
-      .where('id', row.id)
-      .where('execution', 'running')
-      .update({ execution: 'interrupted' })
+    await audited(row, 'interrupted', {}, (client) =>
+      ToolCall.query({ client })
+        .where('id', row.id)
+        .where('execution', 'running')
+        .update({ execution: 'interrupted' })
+    )
     row.execution = 'interrupted'
   }
   if (row.execution && row.execution !== 'running') claims.delete(row.id)
@@ -128,11 +134,13 @@ async function record(
   approvalText: string | null
 ): Promise<ToolOutput> {
   const { execution, result } = outcome
-  const recorded = await ToolCall.query()
-    .where('id', row.id)
-    .where('execution', 'running')
-    .where('claimed_by', context.owner)
-    .update(preparedColumns(row, { execution, result, updatedAt: DateTime.now() }))
+  const recorded = await audited(row, 'executed', { execution }, (client) =>
+    ToolCall.query({ client })
+      .where('id', row.id)
+      .where('execution', 'running')
+      .where('claimed_by', context.owner)
+      .update(preparedColumns(row, { execution, result, updatedAt: DateTime.now() }))
+  )
   context.claims.delete(row.id)
   if (affectedRows(recorded) !== 1) {
     const fresh = await ToolCall.findOrFail(row.id)
@@ -158,4 +166,38 @@ export function resultText(result: unknown, edited = false): string {
   return edited
     ? `The tool returned, for the args the person edited:\n${quoteUntrusted(text)}`
     : text
+}
+
+/**
+ * Runs an execution's conditional update, and for a governed row (one a
+ * person, a policy or a grant decided) appends its audit entry in the same
+ * transaction when the update changed it. A call nobody governs (a plain
+ * read, an action needing no approval) is its own record: no statement more.
+ */
+async function audited(
+  row: ToolCall,
+  type: 'executed' | 'interrupted',
+  data: Record<string, unknown>,
+  update: (client?: TransactionClientContract) => Promise<unknown>
+): Promise<unknown> {
+  if (row.status === 'auto' && !row.answeredVia) return update()
+  return transaction(ToolCall, async (trx) => {
+    const changed = await update(trx)
+    if (affectedRows(changed) === 1) {
+      await appendEvents(
+        [
+          {
+            type,
+            runId: row.runId,
+            rowId: row.id,
+            channel: 'runtime',
+            digest: viewDigest(row),
+            data,
+          },
+        ],
+        trx
+      )
+    }
+    return changed
+  })
 }
