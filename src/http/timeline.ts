@@ -15,6 +15,7 @@ import type { ToolCall, ToolExecution } from '../persistence/models/tool_call.ts
 import type { JournalPayloads, ToolOutput } from '../runtime/journal.ts'
 import { rowCallId } from '../runtime/journal.ts'
 import { rowCard, runSummary, type RowCard, type RunSummary } from './cards.ts'
+import type { AuditLine } from './timeline_audit.ts'
 
 /**
  * One tool call of the run: its row when it has one (the question set and
@@ -36,6 +37,8 @@ export type TimelineCall = {
   result: unknown
   /** What the model read as the call's result */
   output: ToolOutput | null
+  /** The row's audit entries (./timeline_audit.ts) */
+  audit?: AuditLine[]
 }
 
 export type TimelineEntry =

@@ -270,8 +270,9 @@ export class Inbox {
   async settleEach(
     rows: (string | ToolCall)[],
     reply: unknown,
-    options: SettleOptions
+    options: SettleOptions & { views?: Record<string, string> }
   ): Promise<SettleResult[]> {
+    const { views, ...shared } = options
     // One reply for all: it must hold, and hold for any row, before any row is touched
     const issues = sharedReplyIssues(await this.#settler.parse(reply))
     if (issues.length > 0) throw new InvalidReplyException(issues)
@@ -279,7 +280,11 @@ export class Inbox {
     for (const rowOrId of rows) {
       const rowId = typeof rowOrId === 'string' ? rowOrId : rowOrId.id
       try {
-        results.push({ rowId, row: await this.#settler.settle(rowOrId, reply, options) })
+        const view = views?.[rowId] ?? shared.view
+        results.push({
+          rowId,
+          row: await this.#settler.settle(rowOrId, reply, { ...shared, view }),
+        })
       } catch (error) {
         results.push({ rowId, error })
       }
