@@ -123,10 +123,10 @@ export class RowSettler {
       throw this.#settledError(await ToolCall.findOrFail(row.id))
     }
 
-    const digest = checkedView(row, options.view, options.requireView)
-
     const wait = waitOf(row)
     const reply = normalizeReply(await parseReply(rawReply, this.#options.limits), wait.kind)
+    // Made on what the row shows now, or refused (after the reply's own shape is checked)
+    const digest = checkedView(row, options.view, options.requireView)
     const ctx = { answeredBy: options.by, answeredVia: options.via, limits: this.#options.limits }
     if ('approved' in reply && quorumOf(row)) return this.#vote(row, rawReply, reply, options)
 

@@ -36,6 +36,7 @@ import {
   type AppServer,
 } from '../helpers/packed_app.ts'
 import { writeStarterKitApp, type StarterKitDb } from '../fixtures/starter_kit_app.ts'
+import { viewDigest } from '../../src/governance/view.ts'
 
 const OFFLINE_PROVIDER = new URL('../fixtures/offline_provider.ts', import.meta.url)
 const TSC = fileURLToPath(new URL('node_modules/typescript/bin/tsc', REPO_ROOT))
@@ -347,7 +348,10 @@ test.group('Packed package | a fresh starter-kit app', (group) => {
     const approvalCard = cardOf(page, approval.id)
     await approvalCard.getByRole('button', { name: 'Reject', exact: true }).click()
     await approvalCard.getByLabel('Why not?').fill('Not now')
-    const viaApi = await postJson(page, `/inbox/rows/${approval.id}/reply`, { approved: true })
+    const viaApi = await postJson(page, `/inbox/rows/${approval.id}/reply`, {
+      approved: true,
+      digest: viewDigest(approval),
+    })
     assert.equal(viaApi.row.settled.via, 'api')
     await approvalCard.getByRole('button', { name: 'Send rejection' }).click()
     const conflict = page.getByRole('alert')

@@ -30,6 +30,7 @@ import { InboxSession, BULK, type InboxProps } from '../../agent_inbox/inbox_ses
 import { isEditing } from '../../agent_inbox/keyboard'
 import { DEFAULT_POLL_INTERVAL, useLiveUpdates } from '../../agent_inbox/live_updates'
 import { InboxNav, LiveNote } from '../../agent_inbox/page_parts'
+import { GrantList } from '../../agent_inbox/grant_list'
 import { QuestionCard } from '../../agent_inbox/question_card'
 import { groupKey, settledFromCard } from '../../agent_inbox/rows'
 import { SettledCard } from '../../agent_inbox/settled_card'
@@ -51,7 +52,7 @@ export default function AgentInbox(props: InboxProps) {
     paused: session.paused,
     reload: (done) =>
       router.reload({
-        only: ['groups', 'runs', 'people'],
+        only: ['groups', 'runs', 'people', 'grants'],
         headers: { 'x-agent-inbox-runs': session.watchedRuns.join(',') },
         onFinish: done,
       }),
@@ -196,6 +197,8 @@ export default function AgentInbox(props: InboxProps) {
                 <ApprovalCard
                   key={card.id}
                   {...cardProps}
+                  person={person}
+                  people={people}
                   onPanel={(open) => session.setPanel(card.id, open)}
                 />
               )
@@ -203,6 +206,7 @@ export default function AgentInbox(props: InboxProps) {
           </section>
         )
       })}
+      <GrantList grants={props.grants ?? []} inbox={links.inbox} />
       {/* Below the rows just settled, which keep their place until the page reloads */}
       {pendingCount === 0 && (
         <section className="ai-empty" aria-labelledby="ai-empty-title">
