@@ -96,16 +96,10 @@ function defaultLabel(toolName: string, choice: GrantChoice): string {
 }
 
 function humanDuration(ms: number): string {
-  for (const [unit, size, word] of [
-    ['d', UNITS.d, 'day'],
-    ['h', UNITS.h, 'h'],
-    ['m', UNITS.m, 'min'],
-  ] as const) {
-    if (ms % size === 0) {
-      const count = ms / size
-      return unit === 'd' ? `${count} ${word}${count === 1 ? '' : 's'}` : `${count} ${word}`
-    }
-  }
+  // "24 h" reads better than "1 day"; whole days from two on
+  if (ms % UNITS.d === 0 && ms >= 2 * UNITS.d) return `${ms / UNITS.d} days`
+  if (ms % UNITS.h === 0) return `${ms / UNITS.h} h`
+  if (ms % UNITS.m === 0) return `${ms / UNITS.m} min`
   return `${Math.round(ms / 1000)} s`
 }
 
