@@ -64,6 +64,8 @@ export class Agents {
   readonly driver: RunDriver
   readonly executor: RunExecutor
   readonly inbox: Inbox
+  /** The app-wide policy and role resolver (docs/design.md §11) */
+  readonly approvals: ApprovalsConfig
   #events?: EventSink
   /** Resumes handed off by settles, not yet given to the executor */
   #handoffs = new Set<Promise<void>>()
@@ -88,6 +90,7 @@ export class Agents {
       this.definitions.set(agent.name, { ...agent, limits })
     }
     this.#events = options.events
+    this.approvals = options.approvals ?? {}
     this.inbox = new Inbox({
       limits: options.limits,
       signer: options.signer,
