@@ -16,7 +16,7 @@ import type { HttpContext } from '@adonisjs/core/http'
 import { HttpFacingException, InvalidReplyException } from '../errors.ts'
 import { AgentRun } from '../persistence/models/agent_run.ts'
 import { isRowId, type ToolCall } from '../persistence/models/tool_call.ts'
-import { quorumOf, rowsAwaitingVote, votesOfRows } from '../inbox/votes.ts'
+import { quorumOf, rowsForApprover, votesOfRows } from '../inbox/votes.ts'
 import { grantJson, grantsOf } from '../inbox/grants.ts'
 import debug from '../debug.ts'
 import {
@@ -115,7 +115,7 @@ function bulkDigests(digests: unknown): Record<string, string> {
  * The rows listed, with the rows waiting for the person's vote that the
  * listing left out, oldest first.
  */
-function withVotesAwaited(listed: ToolCall[], awaiting: ToolCall[]): ToolCall[] {
+function withApproverRows(listed: ToolCall[], awaiting: ToolCall[]): ToolCall[] {
   const ids = new Set(listed.map((row) => row.id))
   const extra = awaiting.filter((row) => !ids.has(row.id))
   if (extra.length === 0) return listed
@@ -141,10 +141,10 @@ export default class InboxController {
       ...params,
     })
     const { next } = listed
-    // Rows waiting for the person's vote join the first page, wherever the scope puts them
+    // Rows the person is an approver of join the first page, wherever the scope puts them
     const rows = params.cursor
       ? listed.rows
-      : withVotesAwaited(listed.rows, await rowsAwaitingVote(person, 50))
+      : withApproverRows(listed.rows, await rowsForApprover(person, 50))
     const runIds = rows.flatMap((row) => (row.runId ? [row.runId] : []))
     const runs = runIds.length ? await AgentRun.query().whereIn('id', runIds) : []
     const votes = await votesOfRows(rows.filter((row) => quorumOf(row)).map((row) => row.id))

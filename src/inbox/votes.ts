@@ -196,11 +196,12 @@ function lockRow(trx: TransactionClientContract, rowId: string): Promise<Record<
 }
 
 /**
- * Pending rows that wait for `person`'s vote, oldest first, at most
- * `limit`: the inbox lists them beside the rows its scope lets through.
+ * Pending rows `person` is an approver of, voted or not, oldest first, at
+ * most `limit`: the inbox lists them beside the rows its scope lets
+ * through, so an approver sees the count move after their own vote.
  */
-export async function rowsAwaitingVote(person: string, limit: number): Promise<ToolCall[]> {
-  const waiting = Approver.query().select('row_id').where('person_id', person).whereNull('vote')
+export async function rowsForApprover(person: string, limit: number): Promise<ToolCall[]> {
+  const waiting = Approver.query().select('row_id').where('person_id', person)
   const raw = await ToolCall.query()
     .where('status', 'pending')
     .whereIn('id', waiting)
