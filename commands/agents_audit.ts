@@ -33,7 +33,8 @@ export default class AgentsAudit extends BaseCommand {
       return
     }
     const { runEvents, eventJson } = await import('../src/inbox/audit_log.ts')
-    const entries = (await runEvents(this.runId)).map(eventJson)
+    const events = await runEvents(this.runId)
+    const entries = events.map(eventJson)
     if (this.json) {
       this.logger.log(JSON.stringify(entries, null, 2))
       return

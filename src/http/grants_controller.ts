@@ -15,7 +15,8 @@ export default class GrantsController {
    */
   async index(ctx: InertiaContext) {
     const { person } = await visitorOf(ctx)
-    return { grants: (await grantsOf(person)).map(grantJson) }
+    const grants = await grantsOf(person)
+    return { grants: grants.map(grantJson) }
   }
 
   /**

@@ -165,7 +165,8 @@ export default class InboxController {
       ...Object.values(watched).map((run) => run.ownerId),
       ...feedbackPeople(feedback),
     ])
-    const grants = (await grantsOf(person)).map(grantJson)
+    const live = await grantsOf(person)
+    const grants = live.map(grantJson)
     const listing = { person, groups, next, runs: watched, people, grants }
     if (!page) return listing
     return ctx.inertia!.render(INBOX_PAGE, {
@@ -243,7 +244,8 @@ export default class InboxController {
       grant,
       ...requestOf(ctx),
     })
-    const votes = quorumOf(settled) ? (await votesOfRows([settled.id])).get(settled.id) : undefined
+    const byRow = quorumOf(settled) ? await votesOfRows([settled.id]) : null
+    const votes = byRow?.get(settled.id)
     if (wantsPage(ctx)) {
       // The page shows who settled the row, via what and when, as recorded; or that a vote counted
       const feedback: ReplyFeedback =

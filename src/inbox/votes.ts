@@ -10,7 +10,7 @@
  * "read the count, then update": the count is read under the lock.
  */
 
-import { DateTime } from 'luxon'
+import type { DateTime } from 'luxon'
 import type { TransactionClientContract } from '@adonisjs/lucid/types/database'
 import {
   E_ALREADY_VOTED,

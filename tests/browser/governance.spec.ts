@@ -54,7 +54,8 @@ for (const framework of browserFrameworks()) {
       await asked.getByText('1 of 2 approvals').waitFor()
       await asked.getByText(`${nameOf(GRACE)} approved`).waitFor()
       await asked.getByText('You voted on this call.').waitFor()
-      assert.equal((await ToolCall.findOrFail(row.id)).status, 'pending')
+      const counting = await ToolCall.findOrFail(row.id)
+      assert.equal(counting.status, 'pending')
 
       const margaret = await openInbox(suite, MARGARET)
       cleanup(() => margaret.session.close())

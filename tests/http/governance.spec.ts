@@ -90,7 +90,8 @@ test.group(`Governance | HTTP | ${dbName()}`, (group) => {
     }
     await agents.idle()
     assert.deepEqual(tools.refunds, [300])
-    const logged = (await runEvents(run.id)).map((event) => event.type)
+    const events = await runEvents(run.id)
+    const logged = events.map((event) => event.type)
     assert.equal(logged.filter((type) => type === 'voted').length, 3)
     assert.equal(logged.filter((type) => type === 'settled').length, 1)
     assert.equal(logged.filter((type) => type === 'executed').length, 1)
@@ -152,7 +153,8 @@ test.group(`Governance | HTTP | ${dbName()}`, (group) => {
     const answer = await post(row.id, 'ada', { approved: true, digest: viewDigest(fresh) })
     assert.equal(answer.status, 403)
     assert.equal(answer.body.code, 'E_NOT_AN_APPROVER')
-    assert.equal((await ToolCall.findOrFail(row.id)).status, 'pending')
+    const untouched = await ToolCall.findOrFail(row.id)
+    assert.equal(untouched.status, 'pending')
   })
 
   test('the inbox shows approvers their votes; a grant is remembered, listed and revoked', async ({
@@ -162,9 +164,7 @@ test.group(`Governance | HTTP | ${dbName()}`, (group) => {
     await post(row.id, 'f1', { approved: true, digest: viewDigest(row) })
     const inbox = await fetch(`${baseUrl}/inbox`, { headers: person('f2') })
     const listing = (await inbox.json()) as any
-    const card = listing.groups
-      .flatMap((group: any) => group.rows)
-      .find((c: any) => c.id === row.id)
+    const card = listing.groups.flatMap((item: any) => item.rows).find((c: any) => c.id === row.id)
     assert.deepInclude(card.quorum, { approvals: 1, needed: 3 })
     assert.deepEqual(card.quorum.votes, [{ personId: 'f1', stage: 0, vote: 'approve' }])
 
@@ -174,7 +174,7 @@ test.group(`Governance | HTTP | ${dbName()}`, (group) => {
     )
     const ada = await fetch(`${baseUrl}/inbox`, { headers: person('ada') })
     const offered = ((await ada.json()) as any).groups
-      .flatMap((group: any) => group.rows)
+      .flatMap((item: any) => item.rows)
       .find((c: any) => c.id === logs.id).grants
     assert.deepEqual(
       offered.map((option: any) => option.label),

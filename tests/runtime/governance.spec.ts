@@ -56,7 +56,8 @@ test.group(`Governance | runtime and API | ${dbName()}`, (group) => {
   }
 
   async function types(runId: string) {
-    return (await runEvents(runId)).map((event) => event.type)
+    const events = await runEvents(runId)
+    return events.map((event) => event.type)
   }
 
   test('a policy allows, recorded as decided by its rule, and the action runs once', async ({
@@ -97,8 +98,9 @@ test.group(`Governance | runtime and API | ${dbName()}`, (group) => {
     assert.equal(run.status, 'waiting')
     const [row] = await rowsOf(run.id)
     assert.equal(row.status, 'pending')
+    const approvers = await votesOf(ToolCall.query().client, row.id)
     assert.deepEqual(
-      (await votesOf(ToolCall.query().client, row.id)).map((vote) => vote.personId),
+      approvers.map((vote) => vote.personId),
       ['f1', 'f2', 'f3', 'f4', 'f5']
     )
     const view = viewDigest(row)
@@ -107,9 +109,11 @@ test.group(`Governance | runtime and API | ${dbName()}`, (group) => {
 
     await assert.rejects(() => vote('ada', { approved: true }), /excludes the requester/)
     await assert.rejects(() => vote('mallory', { approved: true }), /not among the approvers/)
-    assert.equal((await vote('f1', { approved: true })).status, 'pending')
+    const first = await vote('f1', { approved: true })
+    assert.equal(first.status, 'pending')
     await assert.rejects(() => vote('f1', { approved: true }), /already voted/)
-    assert.equal((await vote('f2', { approved: true })).status, 'pending')
+    const second = await vote('f2', { approved: true })
+    assert.equal(second.status, 'pending')
     assert.deepEqual(tools.refunds, [])
     const settled = await vote('f4', { approved: true })
     assert.equal(settled.status, 'approved')
@@ -214,9 +218,11 @@ test.group(`Governance | runtime and API | ${dbName()}`, (group) => {
     )
     await agents.idle()
     const same = await runOf(['read_logs', { service: 'api' }])
-    assert.equal((await rowsOf(same.id))[0].answeredVia, 'grant')
+    const [sameRow] = await rowsOf(same.id)
+    assert.equal(sameRow.answeredVia, 'grant')
     const other = await runOf(['read_logs', { service: 'web' }])
-    assert.equal((await rowsOf(other.id))[0].status, 'pending', 'args grants pin the service')
+    const [otherRow] = await rowsOf(other.id)
+    assert.equal(otherRow.status, 'pending', 'args grants pin the service')
 
     const wipe = await runOf(['wipe', { db: 'prod' }])
     const [wiping] = await rowsOf(wipe.id)
@@ -239,7 +245,8 @@ test.group(`Governance | runtime and API | ${dbName()}`, (group) => {
       .update(preparedColumns(row, { expiresAt: DateTime.now().minus({ minutes: 1 }) }))
     assert.equal(await agents.sweep(), 1)
     await agents.idle()
-    assert.equal((await AgentRun.findOrFail(run.id)).status, 'completed')
+    const finished = await AgentRun.findOrFail(run.id)
+    assert.equal(finished.status, 'completed')
     assert.deepEqual(await types(run.id), ['created', 'expired'])
     await pruneFinished({ before: DateTime.now().plus({ minutes: 1 }) })
     assert.deepEqual(await types(run.id), [])
