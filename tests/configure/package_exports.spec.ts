@@ -17,6 +17,8 @@ test.group('Package exports', () => {
       'errors',
       'defineAgent',
       'defineTool',
+      'policy',
+      'viewDigest',
       'registerInboxRoutes',
     ])
   })
@@ -35,6 +37,15 @@ test.group('Package exports', () => {
       'AgentRun',
       'ToolCall',
       'JournalRow',
+      'InboxEvent',
+      'Approver',
+      'Grant',
+      'runEvents',
+      'rowEvents',
+      'eventJson',
+      'grantsOf',
+      'findGrant',
+      'revokeGrant',
     ])
 
     const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8'))
