@@ -69,6 +69,12 @@ for (const framework of browserFrameworks()) {
       const settled = await ToolCall.findOrFail(row.id)
       assert.equal(settled.status, 'approved')
       assert.equal(settled.answeredBy, String(MARGARET))
+
+      // The run's page shows the call's audit log: each vote, by whom, through what
+      await ada.page.goto(`/inbox/runs/${run.id}`)
+      const entry = ada.page.locator(`[data-row-id="${row.id}"]`)
+      await entry.getByText(`voted by ${nameOf(GRACE)} via web: approve`).waitFor()
+      await entry.getByText(`settled by ${nameOf(MARGARET)} via web`).waitFor()
     })
 
     test('approved for this run: the next read needs no card; the grant is listed and revoked', async ({

@@ -90,3 +90,41 @@ export function grantWords(grant: GrantItem, formatTime: (iso: string) => string
 export function revokeUrl(inbox: string, id: string): string {
   return `${inbox.replace(/\/+$/, '')}/grants/${encodeURIComponent(id)}/revoke`
 }
+
+/** One audit entry of a timeline call, as the server sends it */
+type AuditLine = {
+  type: string
+  actor: string | null
+  channel: string | null
+  at: string | null
+  data: Record<string, unknown> | null
+}
+
+/**
+ * A call's audit entries as a block of text, one line each (who, through
+ * what, when, and what was decided), or null when it has none.
+ *
+ * @example
+ * auditText(entry.audit, people) // '09:12  voted by Grace Hopper via web: approve'
+ */
+export function auditText(
+  audit: AuditLine[] | undefined,
+  people: People,
+  formatTime: (iso: string) => string
+): string | null {
+  if (!audit || audit.length === 0) return null
+  return audit
+    .map((line) => {
+      const who = line.actor ? ` by ${nameOf(people, line.actor)}` : ''
+      const via = line.channel ? ` via ${line.channel}` : ''
+      const data = line.data ?? {}
+      const what =
+        typeof data.vote === 'string'
+          ? `: ${data.vote}`
+          : typeof data.decision === 'string'
+            ? `: ${data.decision}${typeof data.rule === 'string' ? ` (${data.rule})` : ''}`
+            : ''
+      return `${line.at ? `${formatTime(line.at)}  ` : ''}${line.type}${who}${via}${what}`
+    })
+    .join('\n')
+}

@@ -6,7 +6,8 @@
  */
 
 import type { People, TimelineEntry } from 'adonis-agent-inbox/types'
-import { nameOf, outcomeLines, settledWords, shownValue } from './words'
+import { formatTime, nameOf, outcomeLines, settledWords, shownValue } from './words'
+import { auditText } from './governance'
 
 /** An entry as the page shows it */
 export type ShownEntry = {
@@ -104,6 +105,8 @@ export function showEntry(
         lines.push('Interrupted: the process stopped while it ran; it was not run again.')
       }
       if (entry.execution === 'refused') lines.push('Refused: its approval did not verify.')
+      const audit = auditText(entry.audit, people, formatTime)
+      if (audit) blocks.push({ label: 'Audit log', text: audit })
       return {
         ...shown,
         title: callTitle(entry) + (entry.attempt < attempt ? ` (attempt ${entry.attempt})` : ''),
