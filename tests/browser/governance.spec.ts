@@ -73,8 +73,8 @@ for (const framework of browserFrameworks()) {
       // The run's page shows the call's audit log: each vote, by whom, through what
       await ada.page.goto(`/inbox/runs/${run.id}`)
       const entry = ada.page.locator(`[data-row-id="${row.id}"]`)
-      await entry.getByText(`voted by ${nameOf(GRACE)} via web: approve`).waitFor()
-      await entry.getByText(`settled by ${nameOf(MARGARET)} via web`).waitFor()
+      await entry.getByText(`voted — ${nameOf(GRACE)}, web: approve`).waitFor()
+      await entry.getByText(`settled — ${nameOf(MARGARET)}, web`).waitFor()
     })
 
     test('approved for this run: the next read needs no card; the grant is listed and revoked', async ({

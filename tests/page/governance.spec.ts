@@ -86,12 +86,12 @@ test.group('Page | governance words', () => {
     }
     assert.equal(
       auditText(entry.type === 'call' ? entry.audit : [], people, time),
-      'created via runtime\nvoted by Grace Hopper via web: approve'
+      'created — runtime\nvoted — Grace Hopper, web: approve'
     )
     const shown = showEntry(entry, { people, owner: '1', attempt: 1 })
     assert.deepInclude(shown.blocks, {
       label: 'Audit log',
-      text: 'created via runtime\nvoted by Grace Hopper via web: approve',
+      text: 'created — runtime\nvoted — Grace Hopper, web: approve',
     })
   })
 })

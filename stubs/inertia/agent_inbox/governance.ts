@@ -105,7 +105,7 @@ type AuditLine = {
  * what, when, and what was decided), or null when it has none.
  *
  * @example
- * auditText(entry.audit, people) // '09:12  voted by Grace Hopper via web: approve'
+ * auditText(entry.audit, people, formatTime) // '09:12  voted — Grace Hopper, web: approve'
  */
 export function auditText(
   audit: AuditLine[] | undefined,
@@ -115,8 +115,9 @@ export function auditText(
   if (!audit || audit.length === 0) return null
   return audit
     .map((line) => {
-      const who = line.actor ? ` by ${nameOf(people, line.actor)}` : ''
-      const via = line.channel ? ` via ${line.channel}` : ''
+      // "voted — Grace Hopper, web": not the "By … via …" line the call's settlement has
+      const parties = [line.actor ? nameOf(people, line.actor) : null, line.channel].filter(Boolean)
+      const who = parties.length > 0 ? ` — ${parties.join(', ')}` : ''
       const data = line.data ?? {}
       const what =
         typeof data.vote === 'string'
@@ -124,7 +125,7 @@ export function auditText(
           : typeof data.decision === 'string'
             ? `: ${data.decision}${typeof data.rule === 'string' ? ` (${data.rule})` : ''}`
             : ''
-      return `${line.at ? `${formatTime(line.at)}  ` : ''}${line.type}${who}${via}${what}`
+      return `${line.at ? `${formatTime(line.at)}  ` : ''}${line.type}${who}${what}`
     })
     .join('\n')
 }
