@@ -33,8 +33,10 @@ export async function replayPolicies(agents: Agents, since: DateTime): Promise<R
     .whereIn('kind', ['read', 'action'])
     .whereNotNull('run_id')
     .where('created_at', '>=', since.toJSDate())
+    // A run's calls in their order: MySQL's timestamps hold whole seconds, so times tie
     .orderBy('created_at')
-    .orderBy('id')
+    .orderBy('run_id')
+    .orderBy('sequence')
   const runIds = [...new Set(rows.map((row) => row.runId!))]
   const runs = new Map(
     (runIds.length ? await AgentRun.query().whereIn('id', runIds) : []).map((run) => [run.id, run])
