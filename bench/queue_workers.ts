@@ -143,7 +143,7 @@ async function latency(db: Database, backend: Backend, samples: number) {
       // The package's: from the settle's response until the resumed run calls the model
       const input = `latency-${runIds.indexOf(row.runId!)}`
       await sleep(25 + Math.random() * 40)
-      await reply(web.baseUrl, row.id, ANSWER)
+      await reply(web.baseUrl, row, ANSWER)
       const settled = Date.now()
       const called = await until(async () => {
         const line = lines(callLog).find((entry) => entry.startsWith(`${input} paint `))

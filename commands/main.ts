@@ -20,6 +20,8 @@ const COMMANDS = {
   'agents_inbox.ts': () => import('./agents_inbox.ts'),
   'agents_sweep.ts': () => import('./agents_sweep.ts'),
   'agents_prune.ts': () => import('./agents_prune.ts'),
+  'agents_audit.ts': () => import('./agents_audit.ts'),
+  'agents_policy.ts': () => import('./agents_policy.ts'),
   'make_agent.ts': () => import('./make_agent.ts'),
   'make_tool.ts': () => import('./make_tool.ts'),
 }

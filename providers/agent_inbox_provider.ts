@@ -98,6 +98,7 @@ export default class AgentInboxProvider {
         logger: await this.app.container.make('logger'),
         // Approvals are signed with the app's encryption key and checked before they run
         signer: encryption.getMessageVerifier(),
+        approvals: config.approvals,
         events: emitter,
       })
       await this.#startLive(config, emitter)

@@ -63,6 +63,7 @@ export function defineConfig(
     recoverOnStart: config.recoverOnStart ?? true,
     recoverInterval: config.recoverInterval ?? 60_000,
     inbox: config.inbox ?? {},
+    approvals: config.approvals ?? {},
     live: config.live === false ? false : typeof config.live === 'object' ? config.live : {},
     executorKind: typeof config.executor === 'function' ? 'custom' : (config.executor ?? 'inline'),
     executor: config.executor === 'queue' ? await queueExecutor(config) : executorFactory(config),

@@ -254,6 +254,52 @@ export const E_FORBIDDEN = class extends HttpFacingException {
     'You may not settle this row. Ask its owner, or an admin allowed by the inbox authorization hook'
 }
 
+/** An HTTP-facing error about one row, its message built from the row id (and a flag) */
+function rowError(
+  status: number,
+  code: string,
+  message: (rowId: string, flag?: boolean) => string
+) {
+  return class extends HttpFacingException {
+    static status = status
+    static code = code
+
+    constructor([rowId, flag]: [rowId: string, flag?: boolean], options?: ErrorOptions) {
+      super(message(rowId, flag), options)
+    }
+  }
+}
+
+/** A reply on another view of the row than its own now (docs/design.md §11.4): nothing applied */
+export const E_STALE_VIEW = rowError(
+  409,
+  'E_STALE_VIEW',
+  (rowId) =>
+    `The reply was made on another version of row ${rowId} than the one it has now, so nothing was applied. Reload the row and decide on what it shows`
+)
+
+/** A vote from outside the approvers, or (`[rowId, true]`) before the voter's stage opened */
+export const E_NOT_AN_APPROVER = rowError(403, 'E_NOT_AN_APPROVER', (rowId, notYet) =>
+  notYet
+    ? `Your stage of the approval of row ${rowId} has not opened yet: the earlier stage must approve first`
+    : `You are not among the approvers of row ${rowId}, so your vote was not counted. Ask one of its approvers`
+)
+
+/** The run's owner voted on an approval that excludes the requester */
+export const E_REQUESTER_EXCLUDED = rowError(
+  403,
+  'E_REQUESTER_EXCLUDED',
+  (rowId) =>
+    `Row ${rowId} was requested by you, and its approval excludes the requester: another approver must decide`
+)
+
+/** The approver already voted on this row; a vote is cast once */
+export const E_ALREADY_VOTED = rowError(
+  409,
+  'E_ALREADY_VOTED',
+  (rowId) => `You already voted on row ${rowId}; a vote is cast once`
+)
+
 /**
  * An MCP server sent an elicitation the inbox cannot ask: a URL-mode request,
  * a property outside form mode's flat primitive subset (nested object, array

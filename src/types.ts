@@ -8,6 +8,7 @@ import type { RunDriver } from './runtime/run_driver.ts'
 import type { ExecutorLogger, RunExecutor } from './runtime/executor.ts'
 import type { InboxAccess } from './http/access.ts'
 import type { LiveOptions } from './http/live.ts'
+import type { ApprovalsConfig } from './governance/policy.ts'
 
 export type * from './questions/types.ts'
 export type { ToolCallKind, ToolCallStatus, ToolExecution } from './persistence/models/tool_call.ts'
@@ -42,6 +43,8 @@ export type AgentInboxConfig = {
   recoverInterval?: number
   /** Who may see and settle rows over HTTP; defaults: auth user id, run owner */
   inbox?: Partial<InboxAccess>
+  /** Governance of tool calls (docs/design.md §11) */
+  approvals?: ApprovalsConfig
   /**
    * Broadcast row events on `agent_inbox/<owner>` through `@adonisjs/transmit`
    * when the app has it, so the inbox page updates live; `false` turns it
@@ -85,6 +88,7 @@ export type ResolvedAgentInboxConfig = {
   recoverOnStart: boolean
   recoverInterval: number
   inbox: Partial<InboxAccess>
+  approvals: ApprovalsConfig
   live: LiveOptions | false
   /** Which executor drives the runs; `'custom'` for a factory */
   executorKind: 'inline' | 'queue' | 'custom'
@@ -122,3 +126,12 @@ export type {
 } from './http/timeline.ts'
 export type { HistoryFilters } from './http/history_query.ts'
 export type { ErrorResponseBody } from './errors.ts'
+export type {
+  ApprovalsConfig,
+  Policy,
+  PolicyCall,
+  PolicyDecision,
+  PolicyResult,
+} from './governance/policy.ts'
+export type { QuorumOptions, QuorumSpec, ApproverRef } from './governance/quorum.ts'
+export type { GrantChoice, Duration } from './governance/grant_rules.ts'

@@ -10,6 +10,24 @@ import type { ToolCall } from '../persistence/models/tool_call.ts'
 import type { Outcome, QuestionSet } from '../questions/types.ts'
 import type { ErrorResponseBody } from '../errors.ts'
 import { waitsForAnswers } from '../inbox/wait.ts'
+import { viewDigest } from '../governance/view.ts'
+import { tally, type QuorumSpec, type Vote } from '../governance/quorum.ts'
+import { grantOptions, type GrantChoice, type GrantOption } from '../governance/grant_rules.ts'
+import { quorumOf } from '../inbox/votes.ts'
+
+/**
+ * Where the votes on a row that needs a quorum stand, as its card shows
+ * them: "2 of 3 approvals" at the open stage, and who voted what.
+ */
+export type QuorumCard = {
+  stage: number
+  stages: QuorumSpec['stages']
+  approvals: number
+  needed: number
+  excludeRequester: boolean
+  requester: string | null
+  votes: Vote[]
+}
 
 export type RowCard = {
   id: string
@@ -21,6 +39,15 @@ export type RowCard = {
   createdAt: string | null
   expiresAt: string | null
   onExpiry: ToolCall['onExpiry']
+  /**
+   * The digest of what the card shows: a reply names it, and is refused
+   * (409 E_STALE_VIEW) when the row changed since (docs/design.md §11.4)
+   */
+  digest: string
+  /** An approval that needs a quorum: the count and the votes */
+  quorum?: QuorumCard
+  /** What approving a pending action may remember ("… for this run") */
+  grants?: GrantOption[]
   /** ask and intake rows */
   questionSet?: QuestionSet
   /** read and action rows */
@@ -72,6 +99,10 @@ export type ReplyFeedback = {
   rowId: string | null
   settled?: { by: string | null; via: string | null; at: string | null }
   error?: ErrorResponseBody
+  /** The grant the page last revoked */
+  revoked?: string
+  /** A vote that counted without deciding its quorum: where the count stands */
+  voted?: QuorumCard
   /** A bulk decision's result per row, in the order sent */
   bulk?: BulkResult[]
 }
@@ -83,6 +114,8 @@ export type ReplyFeedback = {
 export type BulkResult = {
   rowId: string
   settled?: { by: string | null; via: string | null; at: string | null }
+  /** A vote that counted without deciding its row's quorum */
+  voted?: true
   error?: ErrorResponseBody
 }
 
@@ -92,7 +125,13 @@ export type RunGroup = { run: RunSummary | null; rows: RowCard[] }
 /**
  * A row as a card; `schema` is the JSON Schema of a pending approval's args.
  */
-export function rowCard(row: ToolCall, schema?: Record<string, unknown> | null): RowCard {
+export function rowCard(
+  row: ToolCall,
+  schema?: Record<string, unknown> | null,
+  votes?: Vote[]
+): RowCard {
+  const spec = quorumOf(row)
+  const offered = (row.request?.grants ?? []) as GrantChoice[]
   return {
     id: row.id,
     runId: row.runId,
@@ -102,6 +141,11 @@ export function rowCard(row: ToolCall, schema?: Record<string, unknown> | null):
     createdAt: row.createdAt?.toISO() ?? null,
     expiresAt: row.expiresAt?.toISO() ?? null,
     onExpiry: row.onExpiry,
+    digest: viewDigest(row),
+    ...(spec ? { quorum: quorumCard(spec, votes ?? []) } : {}),
+    ...(row.status === 'pending' && offered.length > 0
+      ? { grants: grantOptions(row.toolName, offered) }
+      : {}),
     ...(waitsForAnswers(row)
       ? { questionSet: row.request as QuestionSet }
       : {
@@ -117,6 +161,30 @@ export function rowCard(row: ToolCall, schema?: Record<string, unknown> | null):
       : {
           settled: { ...settlement(row), outcome: row.outcome },
         }),
+  }
+}
+
+/**
+ * A quorum's count for its card.
+ */
+function quorumCard(spec: QuorumSpec, votes: Vote[]): QuorumCard {
+  const counted = tally(spec, votes)
+  const last = spec.stages.length - 1
+  const open =
+    counted.state === 'open'
+      ? counted
+      : { stage: last, approvals: spec.stages[last].quorum, needed: spec.stages[last].quorum }
+  return {
+    stage: open.stage,
+    stages: spec.stages,
+    approvals:
+      counted.state === 'rejected'
+        ? votes.filter((v) => v.vote === 'approve').length
+        : open.approvals,
+    needed: open.needed,
+    excludeRequester: spec.excludeRequester,
+    requester: spec.requester,
+    votes: votes.filter((vote) => vote.vote !== null),
   }
 }
 
@@ -152,7 +220,8 @@ export function settlement(row: ToolCall) {
 export function groupByRun(
   rows: ToolCall[],
   runs: Map<string, AgentRun>,
-  schemaOf?: (row: ToolCall, run: AgentRun | undefined) => Record<string, unknown> | null
+  schemaOf?: (row: ToolCall, run: AgentRun | undefined) => Record<string, unknown> | null,
+  votes?: Map<string, Vote[]>
 ): RunGroup[] {
   const groups = new Map<string, RunGroup>()
   for (const row of rows) {
@@ -164,7 +233,8 @@ export function groupByRun(
       group = { run: run ? runSummary(run) : null, rows: [] }
       groups.set(key, group)
     }
-    group.rows.push(rowCard(row, row.kind === 'action' ? schemaOf?.(row, run) : undefined))
+    const schema = row.kind === 'action' ? schemaOf?.(row, run) : undefined
+    group.rows.push(rowCard(row, schema, votes?.get(row.id)))
   }
   return [...groups.values()]
 }

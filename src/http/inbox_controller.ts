@@ -15,7 +15,9 @@
 import type { HttpContext } from '@adonisjs/core/http'
 import { HttpFacingException, InvalidReplyException } from '../errors.ts'
 import { AgentRun } from '../persistence/models/agent_run.ts'
-import { isRowId } from '../persistence/models/tool_call.ts'
+import { isRowId, type ToolCall } from '../persistence/models/tool_call.ts'
+import { quorumOf, rowsForApprover, votesOfRows } from '../inbox/votes.ts'
+import { grantJson, grantsOf } from '../inbox/grants.ts'
 import debug from '../debug.ts'
 import {
   groupByRun,
@@ -34,7 +36,9 @@ import {
   inboxUrl,
   pageParams,
   peopleOf,
+  replyEnvelope,
   replyFeedback,
+  requestOf,
   visitorOf,
   wantsPage,
   type InertiaContext,
@@ -89,6 +93,37 @@ function bulkRowIds(ids: unknown): string[] {
   return [...new Set(ids as string[])]
 }
 
+/**
+ * The digests a bulk decision names, by row id (`digests`), or
+ * E_INVALID_REPLY.
+ */
+function bulkDigests(digests: unknown): Record<string, string> {
+  const valid =
+    typeof digests === 'object' &&
+    digests !== null &&
+    !Array.isArray(digests) &&
+    Object.values(digests).every((digest) => typeof digest === 'string')
+  if (!valid) {
+    throw new InvalidReplyException([
+      { path: 'digests', message: 'must name the digest of each row as shown, by row id' },
+    ])
+  }
+  return digests as Record<string, string>
+}
+
+/**
+ * The rows listed, with the rows waiting for the person's vote that the
+ * listing left out, oldest first.
+ */
+function withApproverRows(listed: ToolCall[], awaiting: ToolCall[]): ToolCall[] {
+  const ids = new Set(listed.map((row) => row.id))
+  const extra = awaiting.filter((row) => !ids.has(row.id))
+  if (extra.length === 0) return listed
+  return [...listed, ...extra].sort(
+    (a, b) => a.createdAt.toMillis() - b.createdAt.toMillis() || a.id.localeCompare(b.id)
+  )
+}
+
 export default class InboxController {
   /**
    * Pending rows the person may settle, oldest first, grouped by run, a
@@ -99,25 +134,40 @@ export default class InboxController {
   async index(ctx: InertiaContext) {
     const visitor = await visitorOf(ctx)
     const { agents, access, person } = visitor
-    const { rows, next } = await agents.inbox.list({
+    const params = pageParams(ctx)
+    const listed = await agents.inbox.list({
       status: 'pending',
       narrow: (query) => access.scope(query, ctx, person),
-      ...pageParams(ctx),
+      ...params,
     })
+    const { next } = listed
+    // Rows the person is an approver of join the first page, wherever the scope puts them
+    const rows = params.cursor
+      ? listed.rows
+      : withApproverRows(listed.rows, await rowsForApprover(person, 50))
     const runIds = rows.flatMap((row) => (row.runId ? [row.runId] : []))
     const runs = runIds.length ? await AgentRun.query().whereIn('id', runIds) : []
-    const groups = groupByRun(rows, new Map(runs.map((run) => [run.id, run])), (row, run) =>
-      agents.inputSchema(run?.agent, row.toolName)
+    const votes = await votesOfRows(rows.filter((row) => quorumOf(row)).map((row) => row.id))
+    const groups = groupByRun(
+      rows,
+      new Map(runs.map((run) => [run.id, run])),
+      (row, run) => agents.inputSchema(run?.agent, row.toolName),
+      votes
     )
     const watched: Record<string, RunSummary> = await watchedRuns(ctx, visitor)
     const page = wantsPage(ctx)
     const feedback = page ? replyFeedback(ctx) : null
     const people = await peopleOf(ctx, visitor, [
       ...groups.map((group) => group.run?.ownerId),
+      ...groups
+        .flatMap((group) => group.rows.flatMap((card) => card.quorum?.votes ?? []))
+        .map((vote) => vote.personId),
       ...Object.values(watched).map((run) => run.ownerId),
       ...feedbackPeople(feedback),
     ])
-    const listing = { person, groups, next, runs: watched, people }
+    const live = await grantsOf(person)
+    const grants = live.map(grantJson)
+    const listing = { person, groups, next, runs: watched, people, grants }
     if (!page) return listing
     return ctx.inertia!.render(INBOX_PAGE, {
       ...listing,
@@ -185,17 +235,27 @@ export default class InboxController {
   async reply(ctx: InertiaContext) {
     const visitor = await visitorOf(ctx)
     const row = await authorizedRow(ctx, visitor)
-    const settled = await visitor.agents.inbox.settle(row, ctx.request.body(), {
+    const { reply, view, grant } = replyEnvelope(ctx.request.body())
+    const settled = await visitor.agents.inbox.settle(row, reply, {
       by: visitor.person,
       via: channelOf(ctx),
+      view,
+      requireView: true,
+      grant,
+      ...requestOf(ctx),
     })
+    const byRow = quorumOf(settled) ? await votesOfRows([settled.id]) : null
+    const votes = byRow?.get(settled.id)
     if (wantsPage(ctx)) {
-      // The page shows who settled the row, via what and when, as recorded
-      const feedback: ReplyFeedback = { rowId: settled.id, settled: settlement(settled) }
+      // The page shows who settled the row, via what and when, as recorded; or that a vote counted
+      const feedback: ReplyFeedback =
+        settled.status === 'pending'
+          ? { rowId: settled.id, voted: rowCard(settled, undefined, votes).quorum }
+          : { rowId: settled.id, settled: settlement(settled) }
       ctx.session?.flash(HttpFacingException.replyFlashKey, feedback)
       return ctx.response.redirect().back()
     }
-    return { row: rowCard(settled) }
+    return { row: rowCard(settled, undefined, votes) }
   }
 
   /**
@@ -208,17 +268,30 @@ export default class InboxController {
    */
   async bulk(ctx: InertiaContext) {
     const visitor = await visitorOf(ctx)
-    const { rowIds, ...reply } = ctx.request.body()
+    const { rowIds, digests, ...body } = ctx.request.body()
     const ids = bulkRowIds(rowIds)
+    const views = bulkDigests(digests)
+    const { reply, grant } = replyEnvelope(body)
+    if (grant !== undefined) {
+      throw new InvalidReplyException([
+        { path: 'grant', message: 'remember approvals one row at a time' },
+      ])
+    }
     const { allowed, refused } = await authorizedRows(ctx, visitor, ids)
     const settled = await visitor.agents.inbox.settleEach([...allowed.values()], reply, {
       by: visitor.person,
       via: channelOf(ctx),
+      views,
+      requireView: true,
+      ...requestOf(ctx),
     })
     const outcomes = new Map(settled.map((outcome) => [outcome.rowId, outcome]))
     const results: BulkResult[] = ids.map((rowId) => {
       const outcome = outcomes.get(rowId)
-      if (outcome && 'row' in outcome) return { rowId, settled: settlement(outcome.row) }
+      if (outcome && 'row' in outcome) {
+        if (outcome.row.status === 'pending') return { rowId, voted: true }
+        return { rowId, settled: settlement(outcome.row) }
+      }
       const error = refused.get(rowId) ?? outcome?.error
       if (error instanceof HttpFacingException) return { rowId, error: error.responseBody() }
       debug('bulk settle of row %s failed %O', rowId, error)

@@ -27,6 +27,7 @@ export function registerInboxRoutes(router: HttpRouterService, options: InboxRou
   const prefix = (options.prefix ?? '/inbox').replace(/\/$/, '')
   const controller = () => import('./inbox_controller.ts')
   const runs = () => import('./runs_controller.ts')
+  const grants = () => import('./grants_controller.ts')
   const routes = [
     router.get(prefix || '/', [controller, 'index']).as('agent_inbox.index'),
     router.get(`${prefix}/settled`, [controller, 'settled']).as('agent_inbox.settled'),
@@ -35,6 +36,8 @@ export function registerInboxRoutes(router: HttpRouterService, options: InboxRou
     router.post(`${prefix}/bulk`, [controller, 'bulk']).as('agent_inbox.bulk'),
     router.get(`${prefix}/history`, [runs, 'history']).as('agent_inbox.history'),
     router.get(`${prefix}/runs/:id`, [runs, 'show']).as('agent_inbox.runs.show'),
+    router.get(`${prefix}/grants`, [grants, 'index']).as('agent_inbox.grants'),
+    router.post(`${prefix}/grants/:id/revoke`, [grants, 'revoke']).as('agent_inbox.grants.revoke'),
   ]
   for (const route of routes) options.modifier?.(route)
   return routes

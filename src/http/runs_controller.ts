@@ -11,6 +11,8 @@ import { AgentRun, FINISHED_RUN_STATUSES } from '../persistence/models/agent_run
 import { rowCard, runSummary } from './cards.ts'
 import { readHistoryQuery, ROW_KINDS, SETTLED_ROW_STATUSES } from './history_query.ts'
 import { runTimeline, timelinePeople } from './timeline.ts'
+import { auditPeople, withAudit } from './timeline_audit.ts'
+import { runEvents } from '../inbox/audit_log.ts'
 import {
   authorizedRun,
   inboxUrl,
@@ -32,11 +34,11 @@ export default class RunsController {
     const visitor = await visitorOf(ctx)
     const run = await authorizedRun(ctx, visitor)
     const { rows, journal, effects } = await visitor.agents.transcript(run.id)
-    const timeline = runTimeline(run, rows, journal, effects)
+    const timeline = withAudit(runTimeline(run, rows, journal, effects), await runEvents(run.id))
     return respond(ctx, RUN_PAGE, {
       person: visitor.person,
       timeline,
-      people: await peopleOf(ctx, visitor, timelinePeople(timeline)),
+      people: await peopleOf(ctx, visitor, [...timelinePeople(timeline), ...auditPeople(timeline)]),
       inboxUrl: await inboxUrl(ctx),
     })
   }

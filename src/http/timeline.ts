@@ -20,6 +20,7 @@ import type { ToolCall, ToolExecution } from '../persistence/models/tool_call.ts
 import type { JournalPayloads, ToolOutput } from '../runtime/journal.ts'
 import { rowCallId } from '../runtime/journal.ts'
 import { rowCard, runSummary, type RowCard, type RunSummary } from './cards.ts'
+import type { AuditLine } from './timeline_audit.ts'
 
 /**
  * An effect a transactional action asked for (`ctx.after`), and what
@@ -72,6 +73,8 @@ export type TimelineCall = {
   output: ToolOutput | null
   /** How an action ran, once it started */
   action: TimelineAction | null
+  /** The row's audit entries (./timeline_audit.ts) */
+  audit?: AuditLine[]
 }
 
 export type TimelineEntry =

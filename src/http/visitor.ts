@@ -8,7 +8,15 @@
  */
 
 import type { HttpContext } from '@adonisjs/core/http'
-import { E_FORBIDDEN, E_NOT_FOUND, HttpFacingException, InvalidQueryException } from '../errors.ts'
+import {
+  E_FORBIDDEN,
+  E_NOT_FOUND,
+  HttpFacingException,
+  InvalidQueryException,
+  InvalidReplyException,
+} from '../errors.ts'
+import { quorumOf } from '../inbox/votes.ts'
+import type { GrantScope } from '../persistence/models/grant.ts'
 import type { AgentRun } from '../persistence/models/agent_run.ts'
 import { isRowId, ToolCall } from '../persistence/models/tool_call.ts'
 import { MAX_PAGE_SIZE } from '../persistence/keyset.ts'
@@ -49,8 +57,52 @@ export async function authorizedRow(ctx: HttpContext, visitor: Visitor): Promise
   if (!isRowId(id)) throw new E_NOT_FOUND(['No row with that id: row ids are UUIDs'])
   const row = await visitor.agents.inbox.find(id)
   if (!row) throw new E_NOT_FOUND([`No row ${id}`])
-  if (!(await visitor.access.authorize(ctx, row, visitor.person))) throw new E_FORBIDDEN()
+  if (!(await mayDecide(ctx, visitor, row))) throw new E_FORBIDDEN()
   return row
+}
+
+/**
+ * Whether the visitor may see and reply to a row: `authorize` says so, or
+ * the row needs a quorum and they are among its approvers (whether their
+ * vote counts is the settle's to say: docs/design.md §11.3).
+ */
+async function mayDecide(ctx: HttpContext, visitor: Visitor, row: ToolCall): Promise<boolean> {
+  const approvers = quorumOf(row)?.stages.flatMap((stage) => stage.approvers) ?? []
+  if (approvers.includes(visitor.person)) return true
+  return visitor.access.authorize(ctx, row, visitor.person)
+}
+
+/** The grant scopes a reply may ask to remember */
+const GRANT_SCOPES = new Set(['run', 'person', 'args'])
+
+/**
+ * A reply's body split into the reply itself and its envelope: `digest`,
+ * the view of the row the person was shown (required over HTTP:
+ * docs/design.md §11.4), and `grant`, a scope to remember an approval
+ * with. E_INVALID_REPLY when they are not strings of the right kind.
+ */
+export function replyEnvelope(body: Record<string, unknown>) {
+  const { digest, grant, ...reply } = body ?? {}
+  const issues = []
+  if (digest !== undefined && typeof digest !== 'string') {
+    issues.push({ path: 'digest', message: 'must be the digest of the row as shown' })
+  }
+  if (grant !== undefined && (typeof grant !== 'string' || !GRANT_SCOPES.has(grant))) {
+    issues.push({ path: 'grant', message: 'must be one of run, person, args' })
+  }
+  if (issues.length > 0) throw new InvalidReplyException(issues)
+  return {
+    reply,
+    view: digest as string | undefined,
+    grant: grant as GrantScope | undefined,
+  }
+}
+
+/**
+ * What the audit log records of the request: its id and the client's IP.
+ */
+export function requestOf(ctx: HttpContext) {
+  return { requestId: ctx.request.id() ?? null, ip: ctx.request.ip() ?? null }
 }
 
 /**
@@ -81,7 +133,7 @@ export async function authorizedRows(ctx: HttpContext, visitor: Visitor, ids: st
   for (const id of ids) {
     const row = byId.get(id)
     if (!row) refused.set(id, new E_NOT_FOUND([`No row ${id}`]))
-    else if (!(await visitor.access.authorize(ctx, row, visitor.person))) {
+    else if (!(await mayDecide(ctx, visitor, row))) {
       refused.set(id, new E_FORBIDDEN())
     } else allowed.set(id, row)
   }

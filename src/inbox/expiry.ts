@@ -31,6 +31,7 @@ import { settleExpired } from '../questions/settle.ts'
 import type { QuestionLimits } from '../questions/types.ts'
 import { waitOf } from './wait.ts'
 import { batchTransaction, hasRowLocks } from '../persistence/batch_transaction.ts'
+import { appendEvents } from './audit_log.ts'
 import debug from '../debug.ts'
 
 /**
@@ -244,6 +245,16 @@ async function writeBatch(
   )
   // The rows are locked by this transaction: anything else is a bug, never a half-written batch
   if (written !== ids.length) throw new Error(`expiry: wrote ${written} of ${ids.length} rows`)
+  await appendEvents(
+    expiring.map((row) => ({
+      type: 'expired' as const,
+      runId: row.run_id,
+      rowId: row.id,
+      channel: 'expiry',
+      data: { policy: row.on_expiry },
+    })),
+    trx
+  )
   await options.onWrite?.('rows')
 
   const expiringRuns = new Set(expiring.map((row) => row.run_id))

@@ -16,8 +16,7 @@ import type { EventSink } from '../events.ts'
 import { isRowId, ToolCall } from '../persistence/models/tool_call.ts'
 import { InvalidReplyException } from '../errors.ts'
 import { sharedReplyIssues } from '../questions/reply.ts'
-import type { ExpiryPolicy } from '../questions/settle.ts'
-import type { QuestionOutcome } from '../questions/types.ts'
+import { decidedRecords, openedRecords, type DecidedCall } from './row_records.ts'
 import { readRows } from '../persistence/prepared_columns.ts'
 import { listRows, type InboxPage, type InboxQuery } from './list.ts'
 import {
@@ -25,10 +24,12 @@ import {
   insertRow,
   recordedAttributes,
   waitAttributes,
+  type ExecutedCall,
+  type RecordedCall,
   type RowHolder,
 } from './rows.ts'
 import { RowSettler, type RowSettlerOptions, type SettleOptions } from './row_settler.ts'
-import type { WaitRequest } from './wait.ts'
+import type { OpenOptions, WaitRequest } from './wait.ts'
 import type { ExpiryOptions } from './expiry.ts'
 import { AutoAnswerer, type AutoAnswerPolicy } from './auto_answer.ts'
 import { RowWaiters, withdrawHeldRows, withdrawRow, type AwaitOptions } from './awaiting.ts'
@@ -44,25 +45,6 @@ export type InboxOptions = RowSettlerOptions & {
   events?: EventSink
 }
 
-export type OpenOptions = {
-  /** When nobody answered by then, the row is settled by `onExpiry`; null: never */
-  expiresAt?: DateTime | null
-  /** What expiry does: take the defaults (default), reject, or cancel the run */
-  onExpiry?: ExpiryPolicy
-  /** A question of the model's: spends one of the run's ask budget with the row */
-  spendsBudget?: boolean
-  /**
-   * The same questions were answered earlier in this run (answer memory):
-   * the row is written already answered with this outcome, via `memory`,
-   * and waits for nobody.
-   */
-  recalled?: QuestionOutcome
-  /** The row's sequence, when the caller holds the run and knows it */
-  sequence?: number
-  /** Who holds the wait open in memory (an MCP elicitation's driver): `claimed_by` */
-  heldBy?: string
-}
-
 /**
  * What became of one row of `settleEach`: the row as settled, or the error
  * its reply met (the errors `settle` raises).
@@ -74,27 +56,8 @@ export type SettleResult = { rowId: string; row: ToolCall } | { rowId: string; e
  */
 export type SweepOptions = Omit<ExpiryOptions, 'now' | 'limits'>
 
-/**
- * A tool call that needs nobody: written for the audit trail, and so that
- * executing it once can be claimed on the row.
- */
-export type RecordedCall = {
-  kind: 'read' | 'action'
-  toolName: string
-  toolCallId: string | null
-  args: unknown
-  summary: string
-}
-
-/**
- * A call that already ran, recorded with its outcome in the caller's
- * transaction: a read tool whose whole step commits at once needs no claim
- * on its row (docs/design.md §8.2).
- */
-export type ExecutedCall = RecordedCall & {
-  execution: 'succeeded' | 'failed'
-  result: unknown
-}
+export type { OpenOptions } from './wait.ts'
+export type { ExecutedCall, RecordedCall } from './rows.ts'
 
 /**
  * @example
@@ -190,10 +153,11 @@ export class Inbox {
    */
   async open(holder: RowHolder, wait: WaitRequest, options: OpenOptions = {}): Promise<ToolCall> {
     const recalled = 'set' in wait ? options.recalled : undefined
+    const quorum = 'set' in wait ? undefined : options.quorum
     const row = await insertRow(
       holder,
       {
-        ...waitAttributes(wait),
+        ...waitAttributes(wait, quorum),
         ...(recalled
           ? {
               status: 'answered',
@@ -209,7 +173,11 @@ export class Inbox {
               onExpiry: options.onExpiry ?? 'defaults',
             }),
       },
-      { spendsBudget: options.spendsBudget === true && !recalled, sequence: options.sequence }
+      {
+        spendsBudget: options.spendsBudget === true && !recalled,
+        sequence: options.sequence,
+        also: recalled ? undefined : openedRecords(quorum, options.decidedBy),
+      }
     )
     if (row.status === 'pending') {
       await this.#events?.emit('agents:row:created', { row })
@@ -224,9 +192,24 @@ export class Inbox {
   record(
     holder: RowHolder,
     call: RecordedCall,
-    options: { sequence?: number } = {}
+    options: { sequence?: number; decided?: DecidedCall } = {}
   ): Promise<ToolCall> {
-    return insertRow(holder, recordedAttributes(call), options)
+    const decided = options.decided
+    if (!decided) return insertRow(holder, recordedAttributes(call), options)
+    return insertRow(
+      holder,
+      {
+        ...recordedAttributes(call),
+        status: decided.status,
+        outcome: decided.outcome,
+        answeredVia: decided.answeredVia,
+        settledAt: this.#now(),
+      },
+      {
+        sequence: options.sequence,
+        also: decidedRecords(decided),
+      }
+    )
   }
 
   /**
@@ -281,7 +264,8 @@ export class Inbox {
     options: SettleOptions
   ): Promise<ToolCall> {
     const row = await this.#settler.settle(rowOrId, reply, options)
-    await this.#onSettled?.([row])
+    // A vote that did not decide its quorum leaves the row pending: nothing to resume
+    if (row.status !== 'pending') await this.#onSettled?.([row])
     return row
   }
 
@@ -301,8 +285,9 @@ export class Inbox {
   async settleEach(
     rows: (string | ToolCall)[],
     reply: unknown,
-    options: SettleOptions
+    options: SettleOptions & { views?: Record<string, string> }
   ): Promise<SettleResult[]> {
+    const { views, ...shared } = options
     // One reply for all: it must hold, and hold for any row, before any row is touched
     const issues = sharedReplyIssues(await this.#settler.parse(reply))
     if (issues.length > 0) throw new InvalidReplyException(issues)
@@ -310,12 +295,18 @@ export class Inbox {
     for (const rowOrId of rows) {
       const rowId = typeof rowOrId === 'string' ? rowOrId : rowOrId.id
       try {
-        results.push({ rowId, row: await this.#settler.settle(rowOrId, reply, options) })
+        const view = views?.[rowId] ?? shared.view
+        results.push({
+          rowId,
+          row: await this.#settler.settle(rowOrId, reply, { ...shared, view }),
+        })
       } catch (error) {
         results.push({ rowId, error })
       }
     }
-    const won = results.flatMap((result) => ('row' in result ? [result.row] : []))
+    const won = results.flatMap((result) =>
+      'row' in result && result.row.status !== 'pending' ? [result.row] : []
+    )
     if (won.length > 0) await this.#onSettled?.(won)
     return results
   }

@@ -18,26 +18,41 @@ import {
 } from '../errors.ts'
 import { checkAnswers, normalizeReply, parseReply, replyFieldPath } from '../questions/reply.ts'
 import { settleReply } from '../questions/settle.ts'
-import type {
-  AnsweredVia,
-  DecisionReply,
-  Outcome,
-  QuestionLimits,
-  Reply,
-} from '../questions/types.ts'
-import { isRowId, ToolCall, type ToolCallStatus } from '../persistence/models/tool_call.ts'
+import type { DecisionReply, Outcome, QuestionLimits, Reply } from '../questions/types.ts'
+import { isRowId, ToolCall } from '../persistence/models/tool_call.ts'
 import { waitOf } from './wait.ts'
-import { approvedArgs, signDecision, type DecisionSigner } from './decision_signature.ts'
-import { affectedRows, preparedColumns } from '../persistence/prepared_columns.ts'
+import type { DecisionSigner } from './decision_signature.ts'
 import debug from '../debug.ts'
 import { expireRow, sweepDue, type ExpiryBatch, type ExpiryOptions } from './expiry.ts'
+import type { GrantChoice } from '../governance/grant_rules.ts'
+import type { GrantScope } from '../persistence/models/grant.ts'
+import {
+  actorOf,
+  checkedView,
+  settledChanges,
+  settlementEntries,
+  type SettlingActor,
+} from './settled_changes.ts'
+import { buildGrant } from './grants.ts'
+import { writeSettlement } from './settlement_write.ts'
+import { castVote, quorumOf } from './votes.ts'
+import type { Tally } from '../governance/quorum.ts'
 
 /**
  * Who settles a row and through what.
  */
-export type SettleOptions = {
-  by: string | null
-  via: AnsweredVia
+export type SettleOptions = SettlingActor & {
+  /**
+   * The digest of the row as the person was shown it (`viewDigest`, the
+   * cards' `digest`): a reply made on another version is refused with
+   * E_STALE_VIEW (docs/design.md §11.4). Channels that show rows to people
+   * send it; trusted server code may leave it out.
+   */
+  view?: string
+  /** Refuse a reply that names no view (the HTTP routes do) */
+  requireView?: boolean
+  /** Approve and remember: one of the grant scopes the tool offers */
+  grant?: GrantScope
 }
 
 /**
@@ -61,12 +76,6 @@ export type RowSettlerOptions = {
    * that is no longer pending.
    */
   onExpired?: (batch: ExpiryBatch) => void | Promise<void>
-}
-
-function statusFor(outcome: Outcome): ToolCallStatus {
-  if (outcome.expired) return 'expired'
-  if (outcome.kind === 'answers') return 'answered'
-  return outcome.approved ? 'approved' : 'rejected'
 }
 
 /**
@@ -116,7 +125,10 @@ export class RowSettler {
 
     const wait = waitOf(row)
     const reply = normalizeReply(await parseReply(rawReply, this.#options.limits), wait.kind)
+    // Made on what the row shows now, or refused (after the reply's own shape is checked)
+    const digest = checkedView(row, options.view, options.requireView)
     const ctx = { answeredBy: options.by, answeredVia: options.via, limits: this.#options.limits }
+    if ('approved' in reply && quorumOf(row)) return this.#vote(row, rawReply, reply, options)
 
     let outcome: Outcome
     if ('answers' in reply) {
@@ -128,23 +140,11 @@ export class RowSettler {
     }
 
     const now = this.#now()
-    const changes: Partial<ToolCall> = {
-      status: statusFor(outcome),
-      reply: rawReply as Reply,
-      outcome,
-      answeredBy: options.by,
-      answeredVia: options.via,
-      settledAt: now,
-    }
-    if (outcome.kind === 'decision' && outcome.approved && this.#options.signer) {
-      changes.decisionSignature = signDecision(
-        this.#options.signer,
-        row,
-        approvedArgs(row, outcome)
-      )
-    }
-    if (await this.#update(row, now, changes)) {
-      debug('row %s settled %s by %s via %s', row.id, statusFor(outcome), options.by, options.via)
+    const changes = settledChanges(row, rawReply, outcome, options, now, this.#options.signer)
+    const grant = this.#grant(row, outcome, options, now)
+    const entries = settlementEntries(row, changes, digest, options, grant)
+    if (await writeSettlement(row, now, changes, entries, grant)) {
+      debug('row %s settled %s by %s via %s', row.id, changes.status, options.by, options.via)
       // The update is what was written: no need to read it back
       return row.merge({ ...changes, updatedAt: now })
     }
@@ -228,19 +228,82 @@ export class RowSettler {
   }
 
   /**
-   * The conditional update: only a still-pending, unexpired row takes the
-   * change (expiry has its own, set-based write in ./expiry.ts). True when
-   * this call won.
+   * The grant an approval asks to remember, built for the settle to write,
+   * or null. E_INVALID_REPLY when the tool does not offer that scope (an
+   * irreversible tool offers none), or the reply is not an approval by a
+   * person.
    */
-  async #update(row: ToolCall, now: DateTime, changes: Partial<ToolCall>): Promise<boolean> {
-    const payload = preparedColumns(row, { ...changes, updatedAt: now })
-    const at = preparedColumns(row, { expiresAt: now }).expires_at
-    const affected = await ToolCall.query()
-      .where('id', row.id)
-      .where('status', 'pending')
-      .where((unexpired) => unexpired.whereNull('expires_at').orWhere('expires_at', '>', at))
-      .update(payload)
-    return affectedRows(affected) === 1
+  #grant(row: ToolCall, outcome: Outcome, options: SettleOptions, now: DateTime) {
+    if (options.grant === undefined) return null
+    // The choices the row was opened with, as its card showed them (none for an irreversible tool)
+    const offered = (row.request?.grants ?? []) as GrantChoice[]
+    const choice = offered.find((item) => item.scope === options.grant)
+    const refuse = (message: string) => new InvalidReplyException([{ path: 'grant', message }])
+    if (!choice) throw refuse(`tool "${row.toolName}" offers no "${options.grant}" grant`)
+    if (outcome.kind !== 'decision' || !outcome.approved || outcome.editedInput !== undefined) {
+      throw refuse('only an approval of the args as shown can be remembered')
+    }
+    if (!options.by) throw refuse('a grant belongs to a person: sign in')
+    return buildGrant(row, choice, options.by, now)
+  }
+
+  /**
+   * A vote on a row that needs a quorum (./votes.ts): the row is settled
+   * when the count decides, with the deciding voter as `answered_by` and
+   * the count in the text the model reads. Returns the row, still pending
+   * when the vote did not decide.
+   */
+  async #vote(
+    row: ToolCall,
+    rawReply: unknown,
+    reply: DecisionReply,
+    options: SettleOptions
+  ): Promise<ToolCall> {
+    if (!options.by) throw new E_NOT_FOUND([`No person to vote on row ${row.id}`])
+    if (options.grant !== undefined) {
+      throw new InvalidReplyException([
+        { path: 'grant', message: 'a call that needs several approvers cannot be remembered' },
+      ])
+    }
+    const now = this.#now()
+    const decide = (counted: Tally & { state: 'approved' | 'rejected' }) => {
+      const decision: DecisionReply =
+        counted.state === 'approved'
+          ? { approved: true }
+          : { approved: false, reason: reply.reason }
+      const outcome = settleReply(waitOf(row), decision, {
+        answeredBy: options.by,
+        answeredVia: options.via,
+        limits: this.#options.limits,
+      })
+      return settledChanges(row, rawReply, outcome, options, now, this.#options.signer)
+    }
+    const result = await castVote(
+      row,
+      reply,
+      { ...actorOf(options), actor: options.by },
+      now,
+      decide
+    )
+    if (result.state === 'lost') {
+      if (result.row.status === 'pending') {
+        await this.#expireLate(result.row)
+        throw new E_EXPIRED([row.id])
+      }
+      throw this.#settledError(result.row)
+    }
+    if (result.state === 'open') {
+      debug(
+        'row %s: vote by %s (%d of %d)',
+        row.id,
+        options.by,
+        result.tally.approvals,
+        result.tally.needed
+      )
+      return row
+    }
+    debug('row %s settled %s by quorum', row.id, result.changes.status)
+    return row.merge({ ...result.changes, updatedAt: now })
   }
 
   #settledError(row: ToolCall) {

@@ -22,8 +22,8 @@ import { E_ABORTED } from '../errors.ts'
 import debug from '../debug.ts'
 import { questionSetFingerprint } from '../questions/memory.ts'
 import { hashArgs } from './args_hash.ts'
-import type { RecordedCall } from './inbox.ts'
 import type { WaitRequest } from './wait.ts'
+import type { QuorumSpec } from '../governance/quorum.ts'
 
 /**
  * The run a row belongs to: an agent run of the runtime, or none, for a
@@ -39,6 +39,8 @@ export type InsertOptions = {
   spendsBudget?: boolean
   /** The row's sequence, when the caller holds the run and knows it */
   sequence?: number
+  /** More writes that belong with the row (its audit entry, its approvers), in its transaction */
+  also?: (trx: TransactionClientContract, row: ToolCall) => Promise<void>
 }
 
 /**
@@ -114,7 +116,10 @@ export async function insertRow(
 ): Promise<ToolCall> {
   if (holder.id === null) {
     const row = buildRow(holder, 1, attributes)
-    await transaction(ToolCall, (trx) => insertBuilt([row], trx))
+    await transaction(ToolCall, async (trx) => {
+      await insertBuilt([row], trx)
+      await options.also?.(trx, row)
+    })
     debug('external row %s (%s, %s)', row.id, row.kind, row.status)
     return row
   }
@@ -128,10 +133,33 @@ export async function insertRow(
     if (options.spendsBudget) {
       await trx.from(AgentRun.table).where('id', runId).increment('ask_count', 1)
     }
+    await options.also?.(trx, built)
     return built
   })
   debug('run %s: row %s (%s, %s)', runId, row.id, row.kind, row.status)
   return row
+}
+
+/**
+ * A tool call that needs nobody: written for the audit trail, and so that
+ * executing it once can be claimed on the row.
+ */
+export type RecordedCall = {
+  kind: 'read' | 'action'
+  toolName: string
+  toolCallId: string | null
+  args: unknown
+  summary: string
+}
+
+/**
+ * A call that already ran, recorded with its outcome in the caller's
+ * transaction: a read tool whose whole step commits at once needs no claim
+ * on its row (docs/design.md §8.2).
+ */
+export type ExecutedCall = RecordedCall & {
+  execution: 'succeeded' | 'failed'
+  result: unknown
 }
 
 /**
@@ -152,7 +180,7 @@ export function recordedAttributes(call: RecordedCall): Partial<ToolCall> {
  * The columns of a row that waits: what it asks (a question set and its
  * fingerprint, or the args to approve, their hash and a link to open).
  */
-export function waitAttributes(wait: WaitRequest): Partial<ToolCall> {
+export function waitAttributes(wait: WaitRequest, quorum?: QuorumSpec): Partial<ToolCall> {
   const named = {
     kind: wait.kind,
     toolName: wait.toolName ?? wait.kind,
@@ -162,6 +190,12 @@ export function waitAttributes(wait: WaitRequest): Partial<ToolCall> {
     return { ...named, request: wait.set, fingerprint: questionSetFingerprint(wait.set) }
   }
   const link = wait.link === undefined ? {} : { link: wait.link }
-  const request = { args: wait.args, summary: wait.summary, ...link }
+  const request = {
+    args: wait.args,
+    summary: wait.summary,
+    ...link,
+    ...(quorum ? { approval: quorum } : {}),
+    ...(!quorum && wait.grants?.length ? { grants: wait.grants } : {}),
+  }
   return { ...named, request, argsHash: hashArgs(wait.args) }
 }

@@ -5,9 +5,12 @@
  * this module rather than testing kinds itself, so the rule lives once.
  */
 
-import type { Wait } from '../questions/settle.ts'
-import type { QuestionSet } from '../questions/types.ts'
+import type { DateTime } from 'luxon'
+import type { ExpiryPolicy, Wait } from '../questions/settle.ts'
+import type { QuestionOutcome, QuestionSet } from '../questions/types.ts'
+import type { QuorumSpec } from '../governance/quorum.ts'
 import type { ToolCallKind } from '../persistence/models/tool_call.ts'
+import type { GrantChoice } from '../governance/grant_rules.ts'
 
 /**
  * A need for a person, as whoever opens it describes it: a question set
@@ -37,6 +40,8 @@ export type WaitRequest =
        * is behind it reports completion, or by the person (done, decline).
        */
       link?: string
+      /** What an approval may remember, as the card offers it (docs/design.md §11.2) */
+      grants?: GrantChoice[]
     }
 
 /**
@@ -58,4 +63,30 @@ export function waitOf(row: { kind: ToolCallKind; request: any; toolName: string
   return waitsForAnswers(row)
     ? { kind: 'question', set: row.request as QuestionSet }
     : { kind: 'approval', toolName: row.toolName }
+}
+
+export type OpenOptions = {
+  /** When nobody answered by then, the row is settled by `onExpiry`; null: never */
+  expiresAt?: DateTime | null
+  /** What expiry does: take the defaults (default), reject, or cancel the run */
+  onExpiry?: ExpiryPolicy
+  /** A question of the model's: spends one of the run's ask budget with the row */
+  spendsBudget?: boolean
+  /**
+   * The same questions were answered earlier in this run (answer memory):
+   * the row is written already answered with this outcome, via `memory`,
+   * and waits for nobody.
+   */
+  recalled?: QuestionOutcome
+  /** The row's sequence, when the caller holds the run and knows it */
+  sequence?: number
+  /** Who holds the wait open in memory (an MCP elicitation's driver): `claimed_by` */
+  heldBy?: string
+  /**
+   * An approval that needs a quorum (docs/design.md §11.3): stored with the
+   * row, each approver a record of `agent_approvers`, in its transaction
+   */
+  quorum?: QuorumSpec
+  /** What decided to open it (a policy's rule), for its audit entry */
+  decidedBy?: Record<string, unknown>
 }

@@ -51,6 +51,9 @@ export function mcpToolDefinitions(pool: McpServerPool, tools: McpToolInfo[]): T
       summarize(input) {
         return `${tool.annotations?.title ?? tool.name} on ${server.name}: ${JSON.stringify(input)}`
       },
+      // A destructive tool is never covered by a remembered grant
+      irreversible: tool.annotations?.destructiveHint === true,
+      grants: [],
       transactional: false,
       effects: new Map(),
       handle(input, context) {

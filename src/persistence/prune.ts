@@ -16,6 +16,9 @@ import { type DateTime } from 'luxon'
 import type { TransactionClientContract } from '@adonisjs/lucid/types/database'
 import { AgentEffect } from './models/agent_effect.ts'
 import { AgentRun, FINISHED_RUN_STATUSES } from './models/agent_run.ts'
+import { InboxEvent } from './models/inbox_event.ts'
+import { Approver } from './models/approver.ts'
+import { Grant } from './models/grant.ts'
 import { JournalRow } from './models/journal_row.ts'
 import { ToolCall } from './models/tool_call.ts'
 import { batchTransaction, hasRowLocks } from './batch_transaction.ts'
@@ -113,6 +116,13 @@ async function pruneRuns(trx: TransactionClientContract, before: DateTime, size:
 
   await trx.from(AgentEffect.table).whereIn('run_id', ids).delete()
   const journal = await trx.from(JournalRow.table).whereIn('run_id', ids).delete()
+  // The audit log, the approvers and the run's grants go with their run, and only then
+  await trx.from(InboxEvent.table).whereIn('run_id', ids).delete()
+  await trx
+    .from(Approver.table)
+    .whereIn('row_id', trx.from(ToolCall.table).select('id').whereIn('run_id', ids))
+    .delete()
+  await trx.from(Grant.table).whereIn('run_id', ids).delete()
   const rows = await trx.from(ToolCall.table).whereIn('run_id', ids).delete()
   // Locked, so still finished and old; the condition is repeated all the same
   const runs = await finishedRuns(trx.from(AgentRun.table), before).whereIn('id', ids).delete()
@@ -133,6 +143,8 @@ async function pruneOutside(trx: TransactionClientContract, before: DateTime, si
   const locked: { id: string }[] = await query
   const ids = locked.map((row) => row.id)
   if (ids.length === 0) return 0
+  await trx.from(InboxEvent.table).whereIn('row_id', ids).delete()
+  await trx.from(Approver.table).whereIn('row_id', ids).delete()
   return affectedRows(
     await settledOutside(trx.from(ToolCall.table), before).whereIn('id', ids).delete()
   )

@@ -146,6 +146,10 @@ export type DecisionOutcome = {
   reason?: string
   /** Present when the person changed the args; already re-validated by the caller */
   editedInput?: unknown
+  /** A call a policy decided: the rule that did, when it was named */
+  rule?: string | null
+  /** A call a remembered grant allowed: the grant's id */
+  grantId?: string
   expired: boolean
   answeredBy: string | null
   answeredVia: AnsweredVia

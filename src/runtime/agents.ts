@@ -8,7 +8,7 @@ import { DateTime } from 'luxon'
 import { E_NOT_FOUND, E_NOT_RETRYABLE } from '../errors.ts'
 import type { EventSink } from '../events.ts'
 import { Inbox } from '../inbox/inbox.ts'
-import type { DecisionSigner } from '../inbox/decision_signature.ts'
+import type { ApprovalsConfig } from '../governance/policy.ts'
 import { cancelRuns, type ExpiryBatch } from '../inbox/expiry.ts'
 import { AgentRun, isFinished } from '../persistence/models/agent_run.ts'
 import { JournalRow } from '../persistence/models/journal_row.ts'
@@ -26,23 +26,17 @@ import { listRuns, type RunQuery } from './run_list.ts'
 import { RunDriver, type RunDriverOptions } from './run_driver.ts'
 import { closeMcpServers } from './mcp_tools.ts'
 
-export type AgentsOptions = {
+/**
+ * The driver's options (run_driver.ts), but its agents and inbox, which
+ * are built from these; `signer` also signs approvals when settled.
+ */
+export type AgentsOptions = Omit<RunDriverOptions, 'agents' | 'inbox'> & {
   agents: AgentDefinition[]
   limits?: Partial<QuestionLimits>
-  events?: EventSink
-  leaseTtl?: number
-  owner?: string
-  onCheckpoint?: RunDriverOptions['onCheckpoint']
   /** Build another executor (a queue) around the driver; inline by default */
   executor?: (driver: RunDriver, context: { logger?: ExecutorLogger }) => RunExecutor
   /** The app's logger: drives that fail are reported here */
   logger?: ExecutorLogger
-  /**
-   * Signs approvals when settled and verifies them before their action
-   * runs; the provider passes the app's message verifier
-   */
-  signer?: DecisionSigner
-  effectRetry?: RunDriverOptions['effectRetry']
 }
 
 export type StartOptions = {
@@ -63,6 +57,8 @@ export class Agents {
   readonly driver: RunDriver
   readonly executor: RunExecutor
   readonly inbox: Inbox
+  /** The app-wide policy and role resolver (docs/design.md §11) */
+  readonly approvals: ApprovalsConfig
   #events?: EventSink
   /** Resumes handed off by settles, not yet given to the executor */
   #handoffs = new Set<Promise<unknown>>()
@@ -88,6 +84,7 @@ export class Agents {
       this.definitions.set(agent.name, { ...agent, limits, tools: new Map(agent.tools) })
     }
     this.#events = options.events
+    this.approvals = options.approvals ?? {}
     this.inbox = new Inbox({
       limits: options.limits,
       signer: options.signer,
@@ -98,19 +95,10 @@ export class Agents {
         await this.#expired(batch, true)
       },
     })
-    this.driver = new RunDriver({
-      agents: this.definitions,
-      inbox: this.inbox,
-      events: options.events,
-      leaseTtl: options.leaseTtl,
-      owner: options.owner,
-      onCheckpoint: options.onCheckpoint,
-      signer: options.signer,
-      effectRetry: options.effectRetry,
-    })
+    this.driver = new RunDriver({ ...options, agents: this.definitions, inbox: this.inbox })
+    const { executor, logger } = options
     this.executor =
-      options.executor?.(this.driver, { logger: options.logger }) ??
-      new InlineExecutor(this.driver, { logger: options.logger })
+      executor?.(this.driver, { logger }) ?? new InlineExecutor(this.driver, { logger })
   }
 
   /**

@@ -18,6 +18,8 @@ import type { AwaitOptions } from '../inbox/awaiting.ts'
 import type { SettleOptions } from '../inbox/row_settler.ts'
 import type { ToolCall } from '../persistence/models/tool_call.ts'
 import { formatIssuePath } from '../questions/validate.ts'
+import type { Policy } from '../governance/policy.ts'
+import { checkGrantChoices, type GrantChoice } from '../governance/grant_rules.ts'
 
 /**
  * `read` tools run at once; `action` tools wait for a person's approval
@@ -133,6 +135,19 @@ type CommonToolOptions<Schema extends SchemaTypes> = {
   needsApproval?: boolean | ((input: Infer<Schema>) => boolean | Promise<boolean>)
   /** One line shown on the approval card, e.g. "Deploy main to production" */
   summary?: (input: Infer<Schema>) => string
+  /**
+   * Decides each call before any row is opened: allow, deny with a reason,
+   * ask, or ask a quorum (docs/design.md §11.1). Returning nothing leaves
+   * it to the app-wide `approvals.policy`, then to `needsApproval`.
+   */
+  policy?: Policy
+  /** Never covered by a remembered grant, whatever the config */
+  irreversible?: boolean
+  /**
+   * What an approval card may remember for this tool: later calls in the
+   * run, the approver's own runs for a while, or with the same args.
+   */
+  grants?: GrantChoice[]
 }
 
 /**
@@ -173,6 +188,9 @@ export type ToolDefinition = {
   description: string
   kind: ToolKind
   jsonSchema: Record<string, unknown>
+  policy?: Policy
+  irreversible: boolean
+  grants: GrantChoice[]
   validate(input: unknown): Promise<ValidationResult>
   needsApproval(input: unknown): Promise<boolean>
   summarize(input: unknown): string
@@ -236,12 +254,17 @@ export function defineTool<Schema extends SchemaTypes, ToolEffects extends Effec
     unknown
   >
   const needsApproval = options.needsApproval ?? options.kind === 'action'
+  const irreversible = options.irreversible === true
+  checkGrantChoices(options.name, options.grants ?? [], irreversible)
 
   return {
     name: options.name,
     description: options.description,
     kind: options.kind,
     jsonSchema,
+    policy: options.policy as Policy | undefined,
+    irreversible,
+    grants: irreversible ? [] : (options.grants ?? []),
     async validate(input) {
       try {
         return { ok: true, value: await validator.validate(input) }

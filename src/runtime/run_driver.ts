@@ -23,6 +23,7 @@ import { loadMcpTools } from './mcp_tools.ts'
 import { APICallError, generateText, RetryError } from 'ai'
 import type { EventSink } from '../events.ts'
 import type { Inbox } from '../inbox/inbox.ts'
+import type { ApprovalsConfig } from '../governance/policy.ts'
 import type { DecisionSigner } from '../inbox/decision_signature.ts'
 import { AgentRun, isFinished, type RunStatus } from '../persistence/models/agent_run.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
@@ -58,6 +59,8 @@ export type RunDriverOptions = {
   signer?: DecisionSigner
   /** How effects that failed are tried again (docs/design.md §5.5) */
   effectRetry?: Partial<EffectRetry>
+  /** The app-wide policy and role resolver (docs/design.md §11) */
+  approvals?: ApprovalsConfig
 }
 
 const CHILD_NOTE =
@@ -73,8 +76,8 @@ export class RunDriver {
   #inbox: Inbox
   #state: RunState
   #lease: Lease
-  #onCheckpoint?: OnCheckpoint
-  #signer?: DecisionSigner
+  /** What every call's context passes on: checkpoints, the signer, the policies */
+  #shared: Pick<RunDriverOptions, 'onCheckpoint' | 'signer' | 'approvals'>
   /** Runs this process is driving now */
   #active = new Set<string>()
   /** Executions claimed whose outcome a lost connection kept from the database */
@@ -88,8 +91,8 @@ export class RunDriver {
     this.#inbox = options.inbox
     this.#lease = new Lease({ ttl: options.leaseTtl, owner: options.owner })
     this.#state = new RunState(this.#lease.owner, options.events)
-    this.#onCheckpoint = options.onCheckpoint
-    this.#signer = options.signer
+    const { onCheckpoint, signer, approvals } = options
+    this.#shared = { onCheckpoint, signer, approvals }
     this.owner = this.#lease.owner
     this.outbox = new Outbox({
       agents: options.agents,
@@ -142,7 +145,7 @@ export class RunDriver {
         runId,
         async () => {
           memory = await RunMemory.load(acquired.run ?? runId, this.#lease, () =>
-            this.#onCheckpoint?.('before-commit', runId)
+            this.#shared.onCheckpoint?.('before-commit', runId)
           )
           return this.#loop(memory)
         },
@@ -195,8 +198,7 @@ export class RunDriver {
       memory,
       inbox: this.#inbox,
       state: this.#state,
-      onCheckpoint: this.#onCheckpoint,
-      signer: this.#signer,
+      ...this.#shared,
       owner: this.owner,
       claims: this.#claims,
       outbox: this.outbox,
@@ -261,7 +263,7 @@ export class RunDriver {
           })
           // Journaled, the result is in `done` too (the conversation keeps it)
           if (refused) return refused
-          await this.#onCheckpoint?.('after-result-saved', run.id)
+          await this.#shared.onCheckpoint?.('after-result-saved', run.id)
         }
         if (payload.toolCalls.length === 0) return this.#state.complete(run, payload.text)
       }
@@ -294,7 +296,7 @@ export class RunDriver {
     try {
       const messages = memory.conversation.messages()
       const tools = toolset(run, agent)
-      await this.#onCheckpoint?.('before-model-call', run.id)
+      await this.#shared.onCheckpoint?.('before-model-call', run.id)
       result = await generateText({
         model: agent.model,
         system: child ? `${instructions}\n\n${CHILD_NOTE}` : instructions,
@@ -311,7 +313,7 @@ export class RunDriver {
         message
       )
     }
-    await this.#onCheckpoint?.('after-model-call', run.id)
+    await this.#shared.onCheckpoint?.('after-model-call', run.id)
 
     const toolCalls = result.toolCalls.map((call) => ({
       toolCallId: call.toolCallId,
@@ -341,7 +343,7 @@ export class RunDriver {
       }
       return status
     }
-    await this.#onCheckpoint?.('after-response-saved', run.id)
+    await this.#shared.onCheckpoint?.('after-response-saved', run.id)
     return null
   }
 }

@@ -28,6 +28,7 @@ import {
   useBrowserSuite,
 } from '../helpers/inbox_browser.ts'
 import type { DecisionOutcome, QuestionOutcome } from '../../src/questions/types.ts'
+import { viewDigest } from '../../src/governance/view.ts'
 
 /** Ticks a card's box that selects it for a bulk decision */
 async function select(page: Page, rowId: string) {
@@ -63,7 +64,10 @@ for (const framework of browserFrameworks()) {
       await reason.fill('Release freeze this week')
 
       // While the reason box is open the page holds still: the third row is approved elsewhere
-      await postJson(page, `/inbox/rows/${rows[2].id}/reply`, { approved: true })
+      await postJson(page, `/inbox/rows/${rows[2].id}/reply`, {
+        approved: true,
+        digest: viewDigest(rows[2]),
+      })
       await bulk.getByRole('button', { name: 'Send 3 rejections' }).click()
 
       const alert = page.getByRole('alert')
@@ -119,10 +123,16 @@ for (const framework of browserFrameworks()) {
       cleanup(() => session.close())
       const deploy = await startRun(page, 'deployer', 'Ship the history')
       const approval = await pendingRow(deploy.id)
-      await postJson(page, `/inbox/rows/${approval.id}/reply`, { approved: true })
+      await postJson(page, `/inbox/rows/${approval.id}/reply`, {
+        approved: true,
+        digest: viewDigest(approval),
+      })
       const plan = await startRun(page, 'planner', 'Plan the history')
       const asked = await pendingRow(plan.id)
-      await postJson(page, `/inbox/rows/${asked.id}/reply`, { answers: { db: ['mysql'] } })
+      await postJson(page, `/inbox/rows/${asked.id}/reply`, {
+        answers: { db: ['mysql'] },
+        digest: viewDigest(asked),
+      })
       await finishedRun(deploy.id)
       await finishedRun(plan.id)
       // Another person's settled row, which ada's history never shows
@@ -130,7 +140,10 @@ for (const framework of browserFrameworks()) {
       cleanup(() => grace.session.close())
       const graces = await startRun(grace.page, 'deployer', 'Ship grace')
       const gracesRow = await pendingRow(graces.id)
-      await postJson(grace.page, `/inbox/rows/${gracesRow.id}/reply`, { approved: true })
+      await postJson(grace.page, `/inbox/rows/${gracesRow.id}/reply`, {
+        approved: true,
+        digest: viewDigest(gracesRow),
+      })
 
       await page.goto('/inbox')
       await page

@@ -13,6 +13,7 @@ import { eventually, newSession, postJson, signIn } from '../helpers/browser.ts'
 import { browserFrameworks, useBrowserSuite } from '../helpers/inbox_browser.ts'
 import { AgentRun } from '../../src/persistence/models/agent_run.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
+import { viewDigest } from '../../src/governance/view.ts'
 
 /** The fixture's people (fixtures/app/database/seeders/users_seeder.ts) */
 const ADA = 1
@@ -86,7 +87,10 @@ for (const framework of browserFrameworks()) {
 
       // Settled from elsewhere (another tab's request): the card leaves the open page
       const reloadsBefore = reloads()
-      await postJson(page, `/inbox/rows/${asked.id}/reply`, { answers: { db: ['sqlite'] } })
+      await postJson(page, `/inbox/rows/${asked.id}/reply`, {
+        answers: { db: ['sqlite'] },
+        digest: viewDigest(asked),
+      })
       await card.waitFor({ state: 'detached', timeout: 5000 })
       assert.isAbove(reloads(), reloadsBefore)
       assert.equal(loads, 0, 'the page reloaded as a whole')

@@ -29,6 +29,8 @@ test.group('Commands index', () => {
       'agents:inbox',
       'agents:sweep',
       'agents:prune',
+      'agents:audit',
+      'agents:policy',
       'make:agent',
       'make:tool',
     ])
@@ -37,6 +39,8 @@ test.group('Commands index', () => {
     assert.isTrue(byName['agents:inbox'].options.startApp)
     assert.isTrue(byName['agents:sweep'].options.startApp)
     assert.isTrue(byName['agents:prune'].options.startApp)
+    assert.isTrue(byName['agents:audit'].options.startApp)
+    assert.isTrue(byName['agents:policy'].options.startApp)
     assert.deepEqual(
       byName['agents:run'].args.map((arg) => [arg.name, arg.required]),
       [

@@ -229,8 +229,10 @@ test.group('Configured app', (group) => {
       runId
     )
 
+    // A JSON client sends back the digest of the card it was shown
     const intruder = await api('POST', `/inbox/rows/${intake.id}/reply`, '2', {
       answers: { urgency: ['low'] },
+      digest: intake.digest,
     })
     assert.equal(intruder.status, 403, JSON.stringify(intruder.body))
     assert.equal(intruder.body.code, 'E_FORBIDDEN')
@@ -239,6 +241,7 @@ test.group('Configured app', (group) => {
 
     const answered = await api('POST', `/inbox/rows/${intake.id}/reply`, '1', {
       answers: { urgency: ['high'] },
+      digest: intake.digest,
     })
     assert.equal(answered.status, 200, JSON.stringify(answered.body))
     assert.equal(answered.body.row.status, 'answered')
@@ -268,7 +271,10 @@ test.group('Configured app', (group) => {
     assert.equal(schema.type, 'object')
     assert.includeMembers(Object.keys(schema.properties), ['service', 'reason'])
 
-    const approved = await api('POST', `/inbox/rows/${approval.id}/reply`, '1', { approved: true })
+    const approved = await api('POST', `/inbox/rows/${approval.id}/reply`, '1', {
+      approved: true,
+      digest: approval.digest,
+    })
     assert.equal(approved.status, 200, JSON.stringify(approved.body))
     assert.equal(approved.body.row.status, 'approved')
 

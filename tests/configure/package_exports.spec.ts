@@ -17,6 +17,8 @@ test.group('Package exports', () => {
       'errors',
       'defineAgent',
       'defineTool',
+      'policy',
+      'viewDigest',
       'registerInboxRoutes',
     ])
   })
@@ -36,6 +38,15 @@ test.group('Package exports', () => {
       'ToolCall',
       'JournalRow',
       'AgentEffect',
+      'InboxEvent',
+      'Approver',
+      'Grant',
+      'runEvents',
+      'rowEvents',
+      'eventJson',
+      'grantsOf',
+      'findGrant',
+      'revokeGrant',
     ])
 
     const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8'))

@@ -393,7 +393,11 @@ test.group('Packed package | a fresh starter-kit app', (group) => {
     const approvalCard = cardOf(page, approval.id)
     await approvalCard.getByRole('button', { name: 'Reject', exact: true }).click()
     await approvalCard.getByLabel('Why not?').fill('Not now')
-    const viaApi = await postJson(page, `/inbox/rows/${approval.id}/reply`, { approved: true })
+    const viaApi = await postJson(page, `/inbox/rows/${approval.id}/reply`, {
+      approved: true,
+      // The card as the API listed it carries the digest of what it shows
+      digest: approval.digest,
+    })
     assert.equal(viaApi.row.settled.via, 'api')
     await approvalCard.getByRole('button', { name: 'Send rejection' }).click()
     const conflict = page.getByRole('alert')

@@ -14,6 +14,7 @@ import type { Database } from '@adonisjs/lucid/database'
 import { dbName, sqliteFile } from './database.ts'
 import { freePort } from '../../fixtures/app/bin/launch.ts'
 import { flushRunDb } from './redis_db.ts'
+import { viewDigest, type ViewedRow } from '../../src/governance/view.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const FIXTURE = fileURLToPath(new URL('../fixtures/cluster_app.ts', import.meta.url))
@@ -173,15 +174,15 @@ export async function prepareClusterTables(db: Database, backend: Backend) {
 /**
  * Sends a reply over HTTP as `person`; resolves with the status.
  */
-export async function reply(baseUrl: string, rowId: string, body: object, person = 'user:1') {
-  const response = await fetch(`${baseUrl}/inbox/rows/${rowId}/reply`, {
+export async function reply(baseUrl: string, row: ViewedRow, body: object, person = 'user:1') {
+  const response = await fetch(`${baseUrl}/inbox/rows/${row.id}/reply`, {
     method: 'POST',
     headers: {
       'x-person': person,
       'content-type': 'application/json',
       'accept': 'application/json',
     },
-    body: JSON.stringify(body),
+    body: JSON.stringify({ ...body, digest: viewDigest(row) }),
   })
   await response.text()
   return response.status

@@ -97,7 +97,15 @@ export async function migrateFresh(app: ApplicationService, db: Database) {
   await writeFile(file, prepared.contents)
 
   const schema = db.connection().schema
-  for (const table of ['agent_effects', 'agent_run_journal', 'agent_tool_calls', 'agent_runs']) {
+  for (const table of [
+    'agent_grants',
+    'agent_approvers',
+    'agent_inbox_events',
+    'agent_effects',
+    'agent_run_journal',
+    'agent_tool_calls',
+    'agent_runs',
+  ]) {
     await schema.dropTableIfExists(table)
   }
   const { default: Migration } = await import(`${file.href}?v=${Date.now()}`)

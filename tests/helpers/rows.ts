@@ -5,6 +5,7 @@
 import { AgentRun } from '../../src/persistence/models/agent_run.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import { hashArgs } from '../../src/inbox/args_hash.ts'
+import { viewDigest } from '../../src/governance/view.ts'
 import type { QuestionSet } from '../../src/questions/types.ts'
 
 export const DEPLOY_QUESTIONS: QuestionSet = {
@@ -64,4 +65,12 @@ export async function createActionRow(overrides: Partial<ToolCall> = {}) {
     argsHash: hashArgs(args),
     ...overrides,
   })
+}
+
+/**
+ * The digests of rows as a page shows them, by id: what a bulk decision
+ * names (`digests`) to be made on what was shown.
+ */
+export function digestsOf(...rows: ToolCall[]): Record<string, string> {
+  return Object.fromEntries(rows.map((row) => [row.id, viewDigest(row)]))
 }

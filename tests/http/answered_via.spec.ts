@@ -14,6 +14,7 @@ import { createHttpApp } from '../helpers/http.ts'
 import { createAskRow } from '../helpers/rows.ts'
 import { defineConfig } from '../../src/define_config.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
+import { viewDigest } from '../../src/governance/view.ts'
 
 /** What an Inertia app's middleware adds to the context, reduced to what the inbox uses */
 class StandInInertiaMiddleware {
@@ -55,7 +56,7 @@ test.group(`Inbox API, the channel of a reply | ${dbName()}`, (group) => {
       await client
         .post(`/inbox/rows/${row.id}/reply`)
         .headers({ 'x-person': 'user:1', ...headers })
-        .json({ answers: {}, skip: true })
+        .json({ answers: {}, skip: true, digest: viewDigest(row) })
         .redirects(0)
       const settled = await ToolCall.findOrFail(row.id)
       assert.equal(settled.status, 'answered')

@@ -20,6 +20,8 @@ import { AgentRun } from '../../src/persistence/models/agent_run.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import type { Agents } from '../../src/runtime/agents.ts'
 import type { QuestionOutcome } from '../../src/questions/types.ts'
+import { viewDigest } from '../../src/governance/view.ts'
+import { digestsOf } from '../helpers/rows.ts'
 
 const person = (name: string) => ({ 'x-person': name, 'accept': 'application/json' })
 
@@ -109,7 +111,7 @@ test.group(`Bulk decisions | ${dbName()}`, (group) => {
     const first = await client
       .post(`/inbox/rows/${three.row.id}/reply`)
       .headers(person('ada'))
-      .json({ approved: false, reason: 'Not gamma' })
+      .json({ approved: false, reason: 'Not gamma', digest: viewDigest(three.row) })
     first.assertStatus(200)
     await agents.idle()
     resumed.length = 0
@@ -120,6 +122,7 @@ test.group(`Bulk decisions | ${dbName()}`, (group) => {
       .headers(person('ada'))
       .json({
         rowIds: [one.row.id, two.row.id, three.row.id, bobs.row.id, extra.id, missing, 'nope'],
+        digests: digestsOf(one.row, two.row, three.row, bobs.row, extra),
         approved: true,
       })
     response.assertStatus(200)
@@ -172,7 +175,12 @@ test.group(`Bulk decisions | ${dbName()}`, (group) => {
     const rejected = await client
       .post('/inbox/bulk')
       .headers(person('ada'))
-      .json({ rowIds: [one.row.id, two.row.id], approved: false, reason: 'Freeze week' })
+      .json({
+        rowIds: [one.row.id, two.row.id],
+        digests: digestsOf(one.row, two.row),
+        approved: false,
+        reason: 'Freeze week',
+      })
     rejected.assertStatus(200)
     for (const { row } of [one, two]) {
       await row.refresh()
@@ -185,7 +193,11 @@ test.group(`Bulk decisions | ${dbName()}`, (group) => {
     const confirmed = await client
       .post('/inbox/bulk')
       .headers(person('ada'))
-      .json({ rowIds: [asked.row.id, askedToo.row.id], answers: {} })
+      .json({
+        rowIds: [asked.row.id, askedToo.row.id],
+        digests: digestsOf(asked.row, askedToo.row),
+        answers: {},
+      })
     confirmed.assertStatus(200)
     for (const { row } of [asked, askedToo]) {
       await row.refresh()
@@ -208,21 +220,26 @@ test.group(`Bulk decisions | ${dbName()}`, (group) => {
     const edited = await client
       .post('/inbox/bulk')
       .headers(person('ada'))
-      .json({ rowIds: [one.row.id], approved: true, editedInput: { branch: 'x' } })
+      .json({
+        rowIds: [one.row.id],
+        digests: digestsOf(one.row),
+        approved: true,
+        editedInput: { branch: 'x' },
+      })
     edited.assertStatus(422)
     assert.equal(edited.body().errors[0].field, 'editedInput')
 
     const answers = await client
       .post('/inbox/bulk')
       .headers(person('ada'))
-      .json({ rowIds: [asked.row.id], answers: { db: ['mysql'] } })
+      .json({ rowIds: [asked.row.id], digests: digestsOf(asked.row), answers: { db: ['mysql'] } })
     answers.assertStatus(422)
     assert.equal(answers.body().errors[0].field, 'answers')
 
     const malformed = await client
       .post('/inbox/bulk')
       .headers(person('ada'))
-      .json({ rowIds: [one.row.id], approved: 'yes' })
+      .json({ rowIds: [one.row.id], digests: digestsOf(one.row), approved: 'yes' })
     malformed.assertStatus(422)
 
     const none = await client
@@ -235,7 +252,7 @@ test.group(`Bulk decisions | ${dbName()}`, (group) => {
     const guest = await client
       .post('/inbox/bulk')
       .header('accept', 'application/json')
-      .json({ rowIds: [one.row.id], approved: true })
+      .json({ rowIds: [one.row.id], digests: digestsOf(one.row), approved: true })
     guest.assertStatus(403)
 
     for (const row of [one.row, asked.row]) {

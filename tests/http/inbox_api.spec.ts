@@ -18,6 +18,7 @@ import { defineAgent } from '../../src/runtime/define_agent.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import type { QuestionOutcome } from '../../src/questions/types.ts'
 import { AlreadySettledException } from '../../src/errors.ts'
+import { viewDigest } from '../../src/governance/view.ts'
 
 /** What the app's route below flashed, as a session would keep it */
 const flashed: Record<string, unknown> = {}
@@ -118,12 +119,12 @@ test.group(`Inbox API | ${dbName()}`, (group) => {
     const otherResponse = await client
       .post(`/inbox/rows/${row.id}/reply`)
       .headers(person('user:2'))
-      .json(reply)
+      .json({ ...reply, digest: viewDigest(row) })
     otherResponse.assertStatus(403)
     const guestResponse = await client
       .post(`/inbox/rows/${row.id}/reply`)
       .header('accept', 'application/json')
-      .json(reply)
+      .json({ ...reply, digest: viewDigest(row) })
     guestResponse.assertStatus(403)
     const untouched = await ToolCall.findOrFail(row.id)
     assert.equal(untouched.status, 'pending')
@@ -131,7 +132,7 @@ test.group(`Inbox API | ${dbName()}`, (group) => {
     const ownerResponse = await client
       .post(`/inbox/rows/${row.id}/reply`)
       .headers(person('user:1'))
-      .json(reply)
+      .json({ ...reply, digest: viewDigest(row) })
     ownerResponse.assertStatus(200)
     assert.equal(ownerResponse.body().row.settled.by, 'user:1')
     assert.equal(ownerResponse.body().row.settled.via, 'api')
@@ -140,7 +141,7 @@ test.group(`Inbox API | ${dbName()}`, (group) => {
     const adminResponse = await client
       .post(`/inbox/rows/${adminRow.id}/reply`)
       .headers(person('admin'))
-      .json({ approved: false, reason: 'Freeze week' })
+      .json({ approved: false, reason: 'Freeze week', digest: viewDigest(adminRow) })
     adminResponse.assertStatus(200)
     const settled = await ToolCall.findOrFail(adminRow.id)
     assert.equal(settled.answeredBy, 'admin')
@@ -155,7 +156,7 @@ test.group(`Inbox API | ${dbName()}`, (group) => {
     const bad = await client
       .post(`/inbox/rows/${row.id}/reply`)
       .headers(person('user:1'))
-      .json({ answers: { db: ['mongo'], replicas: ['0'] } })
+      .json({ answers: { db: ['mongo'], replicas: ['0'] }, digest: viewDigest(row) })
     bad.assertStatus(422)
     assert.equal(bad.body().code, 'E_INVALID_REPLY')
     assert.includeMembers(
@@ -167,7 +168,7 @@ test.group(`Inbox API | ${dbName()}`, (group) => {
     const mismatch = await client
       .post(`/inbox/rows/${action.id}/reply`)
       .headers(person('user:1'))
-      .json({ answers: { db: ['pg'] } })
+      .json({ answers: { db: ['pg'] }, digest: viewDigest(action) })
     mismatch.assertStatus(422)
     assert.equal(mismatch.body().code, 'E_REPLY_MISMATCH')
     assert.equal(mismatch.body().errors[0].field, 'approved')
@@ -190,10 +191,11 @@ test.group(`Inbox API | ${dbName()}`, (group) => {
       { id: row.id, body: { skip: true, junk: 'x'.repeat(900 * 1024) }, field: 'reply' },
     ]
     for (const { id, body, field } of cases) {
+      const digest = viewDigest(id === action.id ? action : row)
       const response = await client
         .post(`/inbox/rows/${id}/reply`)
         .headers(person('user:1'))
-        .json(body)
+        .json({ ...body, digest })
       response.assertStatus(422)
       assert.equal(response.body().code, 'E_INVALID_REPLY')
       assert.deepEqual(
@@ -217,12 +219,12 @@ test.group(`Inbox API | ${dbName()}`, (group) => {
     const first = await client
       .post(`/inbox/rows/${row.id}/reply`)
       .headers(person('user:1'))
-      .json({ answers: {}, skip: true })
+      .json({ answers: {}, skip: true, digest: viewDigest(row) })
     first.assertStatus(200)
     const second = await client
       .post(`/inbox/rows/${row.id}/reply`)
       .headers(person('admin'))
-      .json({ answers: { db: ['mysql'] } })
+      .json({ answers: { db: ['mysql'] }, digest: viewDigest(row) })
     second.assertStatus(409)
     assert.equal(second.body().code, 'E_ALREADY_SETTLED')
     assert.equal(second.body().settledBy, 'user:1')
@@ -263,7 +265,7 @@ test.group(`Inbox API | ${dbName()}`, (group) => {
     const late = await client
       .post(`/inbox/rows/${expired.id}/reply`)
       .headers(person('user:1'))
-      .json({ answers: { db: ['mysql'] } })
+      .json({ answers: { db: ['mysql'] }, digest: viewDigest(expired) })
     late.assertStatus(410)
     assert.equal(late.body().code, 'E_EXPIRED')
 
@@ -271,7 +273,7 @@ test.group(`Inbox API | ${dbName()}`, (group) => {
     const toCancelled = await client
       .post(`/inbox/rows/${cancelled.id}/reply`)
       .headers(person('user:1'))
-      .json({ answers: {} })
+      .json({ answers: {}, digest: viewDigest(cancelled) })
     toCancelled.assertStatus(410)
     assert.equal(toCancelled.body().code, 'E_CANCELLED')
   })
@@ -287,7 +289,7 @@ test.group(`Inbox API | ${dbName()}`, (group) => {
     await client
       .post(`/inbox/rows/${row.id}/reply`)
       .headers(person('user:1'))
-      .json({ answers: { db: ['sqlite'] } })
+      .json({ answers: { db: ['sqlite'] }, digest: viewDigest(row) })
     const detail = await client.get(`/inbox/rows/${row.id}`).headers(person('user:1'))
     detail.assertStatus(200)
     assert.equal(detail.body().row.settled.by, 'user:1')
@@ -337,7 +339,7 @@ test.group(`Inbox API | ${dbName()}`, (group) => {
       await client
         .post(`/inbox/rows/${id}/reply`)
         .headers(person('user:1'))
-        .json({ answers: {}, skip: true })
+        .json({ answers: {}, skip: true, digest: viewDigest(await ToolCall.findOrFail(id)) })
     }
     const first = await client.get('/inbox/settled').qs({ limit: 2 }).headers(person('user:1'))
     first.assertStatus(200)
@@ -434,7 +436,7 @@ test.group(`Inbox API | ${dbName()}`, (group) => {
     const response = await client
       .post(`/inbox/rows/${row.id}/reply`)
       .headers(person('user:7'))
-      .json({ answers: { db: ['mysql'] } })
+      .json({ answers: { db: ['mysql'] }, digest: viewDigest(row) })
     response.assertStatus(200)
     await agents.idle()
     await run.refresh()

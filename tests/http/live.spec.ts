@@ -24,6 +24,7 @@ import { defineAgent } from '../../src/runtime/define_agent.ts'
 import { AgentRun } from '../../src/persistence/models/agent_run.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import type { AgentInboxConfig } from '../../src/types.ts'
+import { viewDigest } from '../../src/governance/view.ts'
 
 /** Identity comes from a header here: the identify hook is the app's to write */
 const person = (name: string) => ({ 'x-person': name, 'accept': 'application/json' })
@@ -147,7 +148,7 @@ test.group(`Live updates over Transmit | ${dbName()}`, (group) => {
     const reply = await fetch(`${baseUrl}/inbox/rows/${row.id}/reply`, {
       method: 'POST',
       headers: { ...person('user:1'), 'content-type': 'application/json' },
-      body: JSON.stringify({ answers: { db: ['mysql'] } }),
+      body: JSON.stringify({ answers: { db: ['mysql'] }, digest: viewDigest(row) }),
     })
     assert.equal(reply.status, 200, await reply.clone().text())
 

@@ -52,7 +52,7 @@ test.group(`Live updates across servers | Transmit over Redis | ${dbName()}`, (g
       agent: 'painter',
       expiresAt: DateTime.now().plus({ hours: 1 }),
     })
-    const status = await reply(serverA.baseUrl, row.id, {
+    const status = await reply(serverA.baseUrl, await ToolCall.findOrFail(row.id), {
       answers: { region: ['us'] },
     })
     assert.equal(status, 200)

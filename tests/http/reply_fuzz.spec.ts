@@ -37,6 +37,7 @@ import { AgentRun } from '../../src/persistence/models/agent_run.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import { checkAnswers, normalizeReply, parseReply } from '../../src/questions/reply.ts'
 import type { QuestionOutcome } from '../../src/questions/types.ts'
+import { viewDigest } from '../../src/governance/view.ts'
 
 const REPLIES = fuzzSize('FUZZ_REPLIES', 3000)
 /**
@@ -72,7 +73,7 @@ function poolModel() {
   )
 }
 
-type Slot = { kind: SlotKind; runless?: true; rowId: string | null }
+type Slot = { kind: SlotKind; runless?: true; rowId: string | null; digest?: string }
 /** A reply in flight: to the slot's row, or (`target`) another id or row */
 type Sent = {
   slot: Slot
@@ -81,8 +82,19 @@ type Sent = {
   case: Case
   path: string
   person: string
+  /** The view the reply names (the slot row's digest, or a stale one) */
+  digest: string
   /** Set once answered: the seed, the case and the response, for assertion messages */
   label?: string
+}
+
+/**
+ * A body with the view its reply names: an object body carries the digest
+ * as a page's would; anything else goes as generated.
+ */
+function withDigest(body: unknown, sent: Sent): unknown {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body
+  return { ...body, digest: sent.digest }
 }
 
 /** What settling wrote on a row, to see that a later reply changes none of it */
@@ -125,7 +137,9 @@ test.group(`HTTP | reply fuzz | ${dbName()}`, (group) => {
     const response = await fetch(`${baseUrl}${sent.path}`, {
       method: 'POST',
       headers: { 'accept': 'application/json', 'content-type': type, 'x-person': sent.person },
-      body: c.raw ?? (c.form ? formEncode(c.body) : JSON.stringify(c.body)),
+      body:
+        c.raw ??
+        (c.form ? formEncode(withDigest(c.body, sent)) : JSON.stringify(withDigest(c.body, sent))),
       // A reply the server never answers is a stall, and a finding: fail, do not hang
       signal: AbortSignal.timeout(20_000),
     })
@@ -147,6 +161,7 @@ test.group(`HTTP | reply fuzz | ${dbName()}`, (group) => {
         const holder = { id: null, ownerId: 'user:1' }
         const row = await agents.inbox.open(holder, { kind: 'intake', set })
         slot.rowId = row.id
+        slot.digest = viewDigest(row)
         continue
       }
       const run = await agents.start('fuzzer', { input: { want: slot.kind }, owner: 'user:1' })
@@ -157,7 +172,10 @@ test.group(`HTTP | reply fuzz | ${dbName()}`, (group) => {
     const rows = await ToolCall.query()
       .whereIn('run_id', [...runs.keys()])
       .where('status', 'pending')
-    for (const row of rows) runs.get(row.runId!)!.rowId = row.id
+    for (const row of rows) {
+      runs.get(row.runId!)!.rowId = row.id
+      runs.get(row.runId!)!.digest = viewDigest(row)
+    }
     if (empty.some((slot) => slot.rowId === null)) throw new Error('A pool run opened no row')
   }
 
@@ -233,10 +251,13 @@ test.group(`HTTP | reply fuzz | ${dbName()}`, (group) => {
             [3, () => [settled.size ? fuzz.pick([...settled.keys()]) : rowId, 'user:1']],
           ])
           const [id, person] = target
-          const onSlot = id === rowId && person === 'user:1'
+          // Now and then a reply made on another view of the row (E_STALE_VIEW)
+          const stale = !race && fuzz.chance(0.03)
+          const onSlot = id === rowId && person === 'user:1' && !stale
           const tag = onSlot ? c.tag : 'invalid'
           const path = `/inbox/rows/${id}/reply`
-          batch.push({ slot, rowId, target: id, case: { ...c, tag }, path, person })
+          const digest = stale ? '0'.repeat(64) : slot.digest!
+          batch.push({ slot, rowId, target: id, case: { ...c, tag }, path, person, digest })
         }
       }
 
@@ -326,6 +347,7 @@ test.group(`HTTP | reply fuzz | ${dbName()}`, (group) => {
         case: { body: { approved: false }, tag: 'valid' },
         path: `/inbox/rows/${slot.rowId}/reply`,
         person: 'user:1',
+        digest: slot.digest!,
       })
       assert.equal(answer.status, 200, caseLabel(fuzz, sentCount, answer.body))
     }

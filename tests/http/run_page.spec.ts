@@ -20,6 +20,7 @@ import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import type { Agents } from '../../src/runtime/agents.ts'
 import { callKey } from '../../src/runtime/effects/keys.ts'
 import type { AgentInboxConfig } from '../../src/types.ts'
+import { viewDigest } from '../../src/governance/view.ts'
 
 const person = (name: string) => ({ 'x-person': name, 'accept': 'application/json' })
 
@@ -97,7 +98,7 @@ test.group(`Run page | ${dbName()}`, (group) => {
       const response = await client
         .post(`/inbox/rows/${row.id}/reply`)
         .headers(person('ada'))
-        .json(reply)
+        .json({ ...reply, digest: viewDigest(row) })
       response.assertStatus(200)
       await agents.idle()
     }

@@ -142,6 +142,17 @@ test.group('Layers of src/', () => {
     )
   })
 
+  test('the governance rules are pure: questions and errors only', async ({ assert }) => {
+    const list = await sources('src/governance')
+    assert.deepEqual(
+      offenders(
+        list,
+        (target) => /^src\/(governance|questions)\//.test(target) || target === 'src/errors.ts'
+      ),
+      []
+    )
+  })
+
   test('the inbox never imports the HTTP side or the runtime', async ({ assert }) => {
     const list = await sources('src/inbox')
     assert.deepEqual(

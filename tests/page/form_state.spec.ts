@@ -454,6 +454,7 @@ test.group('Page form | urls and groups', () => {
   const card = (id: string, runId: string, createdAt: string): RowCard => ({
     id,
     runId,
+    digest: `digest-${id}`,
     kind: 'action',
     status: 'pending',
     toolName: 'deploy',

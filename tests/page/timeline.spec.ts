@@ -18,6 +18,7 @@ const context = { people, owner: '1', attempt: 2 }
 const questions: RowCard = {
   id: 'q1',
   runId: 'r1',
+  digest: 'digest-q1',
   kind: 'ask',
   status: 'expired',
   toolName: 'ask',

@@ -21,6 +21,7 @@ import { AgentRun } from '../../src/persistence/models/agent_run.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import { Inbox } from '../../src/inbox/inbox.ts'
 import { preparedColumns } from '../../src/persistence/prepared_columns.ts'
+import { viewDigest } from '../../src/governance/view.ts'
 
 function recorder() {
   const lines: { level: string; bindings: any; message: string }[] = []
@@ -288,7 +289,7 @@ test.group(`Runtime | a drive error on the run | ${dbName()}`, (group) => {
     const reply = await client
       .post(`/inbox/rows/${row.id}/reply`)
       .headers(headers)
-      .json({ answers: { db: ['mysql'] } })
+      .json({ answers: { db: ['mysql'] }, digest: viewDigest(row) })
     reply.assertStatus(200)
     await agents.idle()
 

@@ -178,7 +178,7 @@ test.group(`Queue cluster | ${dbName()}`, (group) => {
         await inParallel(pending, 8, async (row) => {
           const server = pick() < 0.5 ? serverA : serverB
           const body = row.kind === 'action' ? { approved: true } : ANSWER
-          const status = await reply(server.baseUrl, row.id, body)
+          const status = await reply(server.baseUrl, row, body)
           assert.equal(status, 200, `reply to ${row.id} through ${server.baseUrl}`)
           if (server === serverA) settledThroughA.push({ id: row.id, runId: row.runId! })
         })

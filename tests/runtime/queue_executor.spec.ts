@@ -173,12 +173,12 @@ for (const backend of ['redis', 'database'] as const) {
       const workers = await Promise.all([startWorker(env), startWorker(env)])
       processes.push(...workers)
       const asked = await pendingRow(runId)
-      assert.equal(await reply(web.baseUrl, asked.id, ANSWER), 200)
+      assert.equal(await reply(web.baseUrl, asked, ANSWER), 200)
       const approval = await until('the approval row', async () => {
         const row = await ToolCall.query().where('run_id', runId).where('kind', 'action').first()
         return row?.status === 'pending' ? row : undefined
       })
-      assert.equal(await reply(web.baseUrl, approval.id, { approved: true }), 200)
+      assert.equal(await reply(web.baseUrl, approval, { approved: true }), 200)
       await finished([runId])
 
       const run = await AgentRun.findOrFail(runId)
@@ -224,7 +224,7 @@ for (const backend of ['redis', 'database'] as const) {
 
       // The workers go down; the people answer meanwhile; the queue loses every job
       await worker.kill()
-      for (const row of asked) assert.equal(await reply(web.baseUrl, row.id, ANSWER), 200)
+      for (const row of asked) assert.equal(await reply(web.baseUrl, row, ANSWER), 200)
       // Each settle enqueues its run's job once its response went out
       const enqueued = await until('a job per settled run', async () => {
         const jobs = await storedJobs(backend, db)
@@ -253,7 +253,7 @@ for (const backend of ['redis', 'database'] as const) {
         )
       )
       for (const row of approvals)
-        assert.equal(await reply(web.baseUrl, row.id, { approved: true }), 200)
+        assert.equal(await reply(web.baseUrl, row, { approved: true }), 200)
       await finished(runIds)
 
       const runs = await AgentRun.query().whereIn('id', runIds)

@@ -15,7 +15,7 @@ import type { DecisionOutcome } from '../../questions/types.ts'
 import type { SavedToolCall } from '../journal.ts'
 import { CANCELLED, errorOutput, WAIT, type CallContext, type CallResult } from './context.ts'
 import { executeOnce } from './execute_once.ts'
-import { expiry, openWait, recordCall } from './waits.ts'
+import { governedCall } from './governed.ts'
 
 /**
  * Handles a call of an app tool, its row stored under `storedId`
@@ -41,7 +41,6 @@ export async function handleAppTool(
           .join('\n')}\nNothing was run. Fix the input and call the tool again.`
       )
     }
-    const approval = await definition.needsApproval(checked.value)
     const recorded = {
       kind: definition.kind,
       toolName: definition.name,
@@ -49,12 +48,7 @@ export async function handleAppTool(
       args: checked.value,
       summary: definition.summarize(checked.value),
     } satisfies RecordedCall
-    if (approval) {
-      await openWait(context, recorded, expiry(context.agent))
-      return WAIT
-    }
-    const created = await recordCall(context, recorded)
-    return executeOnce(context, definition, created, checked.value, null)
+    return governedCall(context, definition, recorded, checked.value)
   }
 
   if (row.status === 'pending') return WAIT

@@ -17,6 +17,7 @@ import type { ToolContext } from '../define_tool.ts'
 import { callKey } from '../effects/keys.ts'
 import type { Outbox } from '../effects/outbox.ts'
 import type { DecisionSigner } from '../../inbox/decision_signature.ts'
+import type { ApprovalsConfig } from '../../governance/policy.ts'
 import type { AgentRun } from '../../persistence/models/agent_run.ts'
 import type { ToolCall } from '../../persistence/models/tool_call.ts'
 import type { AgentDefinition } from '../define_agent.ts'
@@ -36,6 +37,8 @@ export type CallContext = {
   inbox: Inbox
   /** Verifies approvals before their action runs (the app's message verifier) */
   signer?: DecisionSigner
+  /** The app-wide policy and role resolver (docs/design.md §11) */
+  approvals?: ApprovalsConfig
   state: RunState
   onCheckpoint?: OnCheckpoint
   /** The driver's lease owner, which its claims on executions name */

@@ -17,6 +17,7 @@ import { expiry, openWait } from './waits.ts'
 import type { ToolOutput } from '../journal.ts'
 import { errorOutput, rowKey, toolContext, type CallContext } from './context.ts'
 import { runInTransaction } from './execute_in_transaction.ts'
+import { audited } from './execution_audit.ts'
 
 /**
  * An execution this driver claimed whose outcome is not in the database:
@@ -66,10 +67,12 @@ export async function executeOnce(
   }
   if (row.execution === 'running' && !open) {
     const now = DateTime.now()
-    await ToolCall.query()
-      .where('id', row.id)
-      .where('execution', 'running')
-      .update(preparedColumns(row, { execution: 'interrupted', executedAt: now, updatedAt: now }))
+    await audited(row, 'interrupted', {}, (client) =>
+      ToolCall.query({ client })
+        .where('id', row.id)
+        .where('execution', 'running')
+        .update(preparedColumns(row, { execution: 'interrupted', executedAt: now, updatedAt: now }))
+    )
     // Waits the dead driver held open mid-call died with its requests
     if (row.claimedBy) await context.inbox.withdrawHeld(run.id, row.claimedBy)
     Object.assign(row, { execution: 'interrupted', executedAt: now })
@@ -165,11 +168,13 @@ async function record(
 ): Promise<ToolOutput> {
   const { execution, result } = outcome
   const now = DateTime.now()
-  const recorded = await ToolCall.query()
-    .where('id', row.id)
-    .where('execution', 'running')
-    .where('claimed_by', context.owner)
-    .update(preparedColumns(row, { execution, result, executedAt: now, updatedAt: now }))
+  const recorded = await audited(row, 'executed', { execution }, (client) =>
+    ToolCall.query({ client })
+      .where('id', row.id)
+      .where('execution', 'running')
+      .where('claimed_by', context.owner)
+      .update(preparedColumns(row, { execution, result, executedAt: now, updatedAt: now }))
+  )
   context.claims.delete(row.id)
   if (affectedRows(recorded) !== 1) {
     const fresh = await ToolCall.findOrFail(row.id)

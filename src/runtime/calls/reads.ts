@@ -16,6 +16,7 @@ import type { NewEntry, RowBuilder } from '../run_memory.ts'
 import type { CallContext } from './context.ts'
 import { errorOutput, toolContext } from './context.ts'
 import { resultText } from './execute_once.ts'
+import { policyCall, verdictOf } from './governed.ts'
 
 export type StepReads = { entries: NewEntry[]; rows?: RowBuilder }
 
@@ -41,6 +42,13 @@ export async function runReads(
     if (!definition || definition.kind !== 'read' || definition.opensWaits) break
     const checked = await definition.validate(call.input)
     if (!checked.ok || (await definition.needsApproval(checked.value))) break
+    // A policy's verdict is recorded with the call: decided one at a time (./governed.ts)
+    const verdict = verdictOf(
+      context.approvals,
+      definition,
+      policyCall(context, definition, checked.value)
+    )
+    if (verdict && (await verdict)) break
     seen.add(call.toolCallId)
     const storedId = rowCallId(step, call.toolCallId, earlier)
 

@@ -8,6 +8,7 @@
 import { DateTime } from 'luxon'
 import type { OpenOptions, RecordedCall } from '../../inbox/inbox.ts'
 import type { WaitRequest } from '../../inbox/wait.ts'
+import type { DecidedCall } from '../../inbox/row_records.ts'
 import type { AgentRun } from '../../persistence/models/agent_run.ts'
 import { ToolCall } from '../../persistence/models/tool_call.ts'
 import { questionSetFingerprint, recallOutcome } from '../../questions/memory.ts'
@@ -31,9 +32,10 @@ export async function openWait(context: CallContext, wait: WaitRequest, options:
  * Records a call that needs nobody through the inbox and keeps the row in
  * `rows`.
  */
-export async function recordCall(context: CallContext, call: RecordedCall) {
+export async function recordCall(context: CallContext, call: RecordedCall, decided?: DecidedCall) {
   const row = await context.inbox.record(context.run, call, {
     sequence: context.memory.takeRowSequence(),
+    decided,
   })
   context.rows.push(row)
   return row

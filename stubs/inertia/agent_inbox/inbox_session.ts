@@ -25,6 +25,7 @@ import {
   type Settlement,
 } from './feedback'
 import { listGroups, type SettledNote } from './rows'
+import type { GrantItem } from './governance'
 import { cardTitle, inboxLinks, isFinished, settledWords } from './words'
 
 /** The props the package's controller gives the inbox page */
@@ -42,6 +43,8 @@ export type InboxProps = {
   inboxUrl?: string
   /** What became of the reply this page last sent, as the server recorded it */
   feedback?: ReplyFeedback | null
+  /** The person's remembered grants, newest first */
+  grants?: GrantItem[]
 }
 
 /** The part of Inertia's router the page uses (`router` of @inertiajs/react or /vue3) */
@@ -208,7 +211,9 @@ export class InboxSession {
       alert: null,
       bulkNotice: null,
     })
-    this.#post(this.links.reply(card.id), reply as Record<string, unknown>, (outcome) => {
+    // The reply names the view it was made on: a row changed since is refused (E_STALE_VIEW)
+    const data = { ...(reply as Record<string, unknown>), digest: card.digest }
+    this.#post(this.links.reply(card.id), data, (outcome) => {
       if (!outcome || outcome.rowId !== card.id) {
         void this.#askAfterSilence(card)
         return
@@ -238,7 +243,10 @@ export class InboxSession {
       bulkNotice: null,
       feedback: { rowId: null, errors: {} },
     })
-    this.#post(this.links.bulk, { rowIds, ...reply }, (outcome) => {
+    const digests = Object.fromEntries(
+      rowIds.map((id) => [id, this.#known.get(id)?.card.digest ?? ''])
+    )
+    this.#post(this.links.bulk, { rowIds, digests, ...reply }, (outcome) => {
       const results = outcome?.bulk
       if (!results) {
         if (outcome?.error) this.#set({ alert: { error: outcome.error, card: null } })

@@ -14,6 +14,7 @@ import type {
   TimelineEffect,
 } from 'adonis-agent-inbox/types'
 import { formatTime, nameOf, outcomeLines, settledWords, shownValue } from './words'
+import { auditText } from './governance'
 
 /** An entry as the page shows it */
 export type ShownEntry = {
@@ -182,6 +183,8 @@ export function showEntry(
         lines.push('Interrupted: the process stopped while it ran; it was not run again.')
       }
       if (entry.execution === 'refused') lines.push('Refused: its approval did not verify.')
+      const audit = auditText(entry.audit, people, formatTime)
+      if (audit) blocks.push({ label: 'Audit log', text: audit })
       return {
         ...shown,
         title: callTitle(entry) + (entry.attempt < attempt ? ` (attempt ${entry.attempt})` : ''),

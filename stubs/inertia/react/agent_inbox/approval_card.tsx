@@ -13,6 +13,8 @@ import { decisionErrors } from './feedback'
 import { approveReply, argsText, editReply, rejectReply } from './form_state'
 import { argsErrors, argsForm } from './schema_form'
 import { SchemaInput } from './schema_input'
+import { grantReply, quorumView } from './governance'
+import type { People } from 'adonis-agent-inbox/types'
 
 type Panel = 'none' | 'reject' | 'edit'
 
@@ -29,7 +31,10 @@ export function ApprovalCard({
   onSelect,
   onReply,
   onPanel,
-}: CardProps & { onPanel: (open: boolean) => void }) {
+  person,
+  people,
+}: CardProps & { onPanel: (open: boolean) => void; person: string; people?: People }) {
+  const quorum = quorumView(card, person, people)
   const titleId = useId()
   const base = useId()
   const args = card.action?.args
@@ -137,8 +142,23 @@ export function ApprovalCard({
         <pre aria-labelledby={`${base}-args`}>{argsText(args)}</pre>
       </div>
       <ErrorList id={restId} messages={rest} />
+      {quorum && (
+        <div className="ai-quorum" data-quorum>
+          <p>
+            <strong>{quorum.count}</strong>
+          </p>
+          {quorum.votes.length > 0 && (
+            <ul className="ai-muted">
+              {quorum.votes.map((line) => (
+                <li key={line}>{line}</li>
+              ))}
+            </ul>
+          )}
+          {quorum.note && <p className="ai-muted">{quorum.note}</p>}
+        </div>
+      )}
 
-      {panel === 'none' && (
+      {panel === 'none' && (!quorum || quorum.canVote) && (
         <ActionRow busy={busy}>
           <CardButton
             tone="primary"
@@ -147,6 +167,15 @@ export function ApprovalCard({
           >
             Approve
           </CardButton>
+          {(card.grants ?? []).map((grant) => (
+            <CardButton
+              key={grant.scope}
+              disabled={busy || locked}
+              onClick={() => onReply(grantReply(grant.scope))}
+            >
+              {grant.label}
+            </CardButton>
+          ))}
           <CardButton
             tone="danger"
             ref={rejectButton}
@@ -155,16 +184,18 @@ export function ApprovalCard({
           >
             Reject
           </CardButton>
-          <CardButton
-            ref={editButton}
-            disabled={busy || locked}
-            onClick={() => {
-              setJsonError(null)
-              setPanel('edit')
-            }}
-          >
-            Edit
-          </CardButton>
+          {!quorum && (
+            <CardButton
+              ref={editButton}
+              disabled={busy || locked}
+              onClick={() => {
+                setJsonError(null)
+                setPanel('edit')
+              }}
+            >
+              Edit
+            </CardButton>
+          )}
         </ActionRow>
       )}
 

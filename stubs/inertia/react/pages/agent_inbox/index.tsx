@@ -31,6 +31,7 @@ import { isEditing } from '../../agent_inbox/keyboard'
 import { LinkCard } from '../../agent_inbox/link_card'
 import { DEFAULT_POLL_INTERVAL, useLiveUpdates } from '../../agent_inbox/live_updates'
 import { InboxNav, LiveNote } from '../../agent_inbox/page_parts'
+import { GrantList } from '../../agent_inbox/grant_list'
 import { QuestionCard } from '../../agent_inbox/question_card'
 import { groupKey, settledFromCard } from '../../agent_inbox/rows'
 import { SettledCard } from '../../agent_inbox/settled_card'
@@ -52,7 +53,7 @@ export default function AgentInbox(props: InboxProps) {
     paused: session.paused,
     reload: (done) =>
       router.reload({
-        only: ['groups', 'runs', 'people'],
+        only: ['groups', 'runs', 'people', 'grants'],
         headers: { 'x-agent-inbox-runs': session.watchedRuns.join(',') },
         onFinish: done,
       }),
@@ -199,6 +200,8 @@ export default function AgentInbox(props: InboxProps) {
                 <ApprovalCard
                   key={card.id}
                   {...cardProps}
+                  person={person}
+                  people={people}
                   onPanel={(open) => session.setPanel(card.id, open)}
                 />
               )
@@ -206,6 +209,7 @@ export default function AgentInbox(props: InboxProps) {
           </section>
         )
       })}
+      <GrantList grants={props.grants ?? []} inbox={links.inbox} />
       {/* Below the rows just settled, which keep their place until the page reloads */}
       {pendingCount === 0 && (
         <section className="ai-empty" aria-labelledby="ai-empty-title">

@@ -1,0 +1,189 @@
+/*
+ * Governing a new call of an app tool before any row is opened
+ * (docs/design.md §11.1–§11.3): the tool's policy, else the app's, decides
+ * `allow` (recorded already settled, `answered_via: 'policy'`, and run once
+ * like any call: the claim on its row keeps it at most once), `deny` (a
+ * refusal the model reads, nothing run) or `ask`, where a quorum opens a
+ * row with its approvers and a plain ask first looks for a remembered
+ * grant (`answered_via: 'grant'`), else opens the approval. A tool with no
+ * policy anywhere takes the old path: `needsApproval`, and no statement
+ * more than before unless it needs an approval.
+ */
+
+import type { DecidedCall } from '../../inbox/row_records.ts'
+import type { RecordedCall } from '../../inbox/inbox.ts'
+import { findGrant } from '../../inbox/grants.ts'
+import {
+  decide,
+  refusalText,
+  type ApprovalsConfig,
+  type PolicyCall,
+  type PolicyDecision,
+} from '../../governance/policy.ts'
+import { resolveQuorum } from '../../governance/quorum.ts'
+import type { DecisionOutcome } from '../../questions/types.ts'
+import type { ToolDefinition } from '../define_tool.ts'
+import { WAIT, errorOutput, type CallContext, type CallResult } from './context.ts'
+import { executeOnce } from './execute_once.ts'
+import { expiry, openWait, recordCall } from './waits.ts'
+
+/**
+ * What a policy sees of a call.
+ */
+export function policyCall(context: CallContext, definition: ToolDefinition, input: unknown) {
+  const { run } = context
+  return {
+    tool: { name: definition.name, kind: definition.kind, irreversible: definition.irreversible },
+    input,
+    run: { id: run.id, agent: run.agent, ownerId: run.ownerId },
+    owner: run.ownerId,
+  } satisfies PolicyCall
+}
+
+/**
+ * The verdict of the tool's policy or the app's, or null when there is
+ * none (or neither had an opinion).
+ */
+export function verdictOf(
+  approvals: ApprovalsConfig | undefined,
+  definition: ToolDefinition,
+  call: PolicyCall
+): Promise<PolicyDecision | null> | null {
+  if (!definition.policy && !approvals?.policy) return null
+  return decide(call, [definition.policy, approvals?.policy])
+}
+
+/**
+ * Handles a new, validated call: decides it and records, runs or opens
+ * what the decision says.
+ */
+export async function governedCall(
+  context: CallContext,
+  definition: ToolDefinition,
+  recorded: RecordedCall,
+  value: unknown
+): Promise<CallResult> {
+  const verdict = await verdictOf(
+    context.approvals,
+    definition,
+    policyCall(context, definition, value)
+  )
+  if (!verdict) {
+    if (await definition.needsApproval(value)) return ask(context, definition, recorded, null)
+    const created = await recordCall(context, recorded)
+    return executeOnce(context, definition, created, value, null)
+  }
+  const rule = verdict.rule ?? null
+  if (verdict.decision === 'allow') {
+    const text = `Allowed by policy${rule ? ` (${rule})` : ''}.`
+    const created = await recordCall(
+      context,
+      recorded,
+      decided('auto', 'policy', text, { decision: 'allow', rule })
+    )
+    return executeOnce(context, definition, created, value, null)
+  }
+  if (verdict.decision === 'deny') {
+    const text = refusalText(definition.name, verdict.reason)
+    await recordCall(
+      context,
+      recorded,
+      decided(
+        'rejected',
+        'policy',
+        text,
+        { decision: 'deny', rule, reason: verdict.reason },
+        verdict.reason
+      )
+    )
+    return { type: 'text', value: text }
+  }
+  return ask(context, definition, recorded, verdict)
+}
+
+/**
+ * An approval is needed: a quorum's row with its approvers, or a grant
+ * that covers the call, or a plain approval row offering the tool's grants.
+ */
+async function ask(
+  context: CallContext,
+  definition: ToolDefinition,
+  recorded: RecordedCall,
+  verdict: PolicyDecision | null
+): Promise<CallResult> {
+  const decidedBy = verdict ? { decision: 'ask', rule: verdict.rule ?? null } : undefined
+  const quorumOptions = verdict?.decision === 'ask' ? verdict.quorum : undefined
+  if (quorumOptions) {
+    let quorum
+    try {
+      quorum = await resolveQuorum(quorumOptions, context.run.ownerId, (role) => {
+        const resolve = context.approvals?.resolveRole
+        if (!resolve)
+          throw new RangeError(
+            `No "approvals.resolveRole" in config/agents.ts to resolve the role "${role}"`
+          )
+        return resolve(role)
+      })
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error
+      return errorOutput(
+        `The "${definition.name}" call needs an approval nobody can give: ${error.message}. Nothing was run.`
+      )
+    }
+    await openWait(context, recorded, {
+      ...expiry(context.agent),
+      quorum,
+      decidedBy: { ...decidedBy, quorum },
+    })
+    return WAIT
+  }
+  if (definition.grants.length > 0) {
+    const grant = await findGrant({
+      toolName: definition.name,
+      runId: context.run.id,
+      ownerId: context.run.ownerId,
+      args: recorded.args,
+    })
+    if (grant) {
+      const text = `Allowed by a remembered approval (${grant.scope} grant).`
+      const data = {
+        decision: 'allow',
+        grantId: grant.id,
+        scope: grant.scope,
+        grantedBy: grant.personId,
+      }
+      const created = await recordCall(context, recorded, decided('auto', 'grant', text, data))
+      return executeOnce(context, definition, created, recorded.args, null)
+    }
+  }
+  await openWait(
+    context,
+    { ...recorded, grants: definition.grants },
+    { ...expiry(context.agent), decidedBy }
+  )
+  return WAIT
+}
+
+/**
+ * A call recorded as decided without a person.
+ */
+function decided(
+  status: DecidedCall['status'],
+  via: DecidedCall['answeredVia'],
+  text: string,
+  data: Record<string, unknown>,
+  reason?: string
+): DecidedCall {
+  const outcome: DecisionOutcome = {
+    kind: 'decision',
+    approved: status === 'auto',
+    ...(reason ? { reason } : {}),
+    ...(via === 'policy' ? { rule: (data.rule as string | null) ?? null } : {}),
+    ...(typeof data.grantId === 'string' ? { grantId: data.grantId } : {}),
+    expired: false,
+    answeredBy: null,
+    answeredVia: via,
+    text,
+  }
+  return { status, answeredVia: via, outcome, data }
+}

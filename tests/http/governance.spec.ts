@@ -1,0 +1,228 @@
+/*
+ * Governance over real HTTP (docs/design.md §11): 20 concurrent votes on a
+ * 3-of-5 approval settle it exactly once and the votes after it get 409; a
+ * forged or stale reply (no digest, another digest, args changed after
+ * they were shown, a vote from outside the set, the excluded requester) is
+ * refused with its code and nothing runs; a grant is remembered from the
+ * reply route, listed and revoked; the run page carries the audit log.
+ */
+
+import { test } from '@japa/runner'
+import { dbName } from '../helpers/database.ts'
+import { createHttpApp } from '../helpers/http.ts'
+import { callsInput, FINANCE, governedAgent, governedTools } from '../helpers/governance.ts'
+import { defineConfig } from '../../src/define_config.ts'
+import { ToolCall } from '../../src/persistence/models/tool_call.ts'
+import { viewDigest } from '../../src/governance/view.ts'
+import { runEvents } from '../../src/inbox/audit_log.ts'
+import type { Agents } from '../../src/runtime/agents.ts'
+
+const person = (name: string) => ({ 'x-person': name, 'accept': 'application/json' })
+const tools = governedTools()
+
+test.group(`Governance | HTTP | ${dbName()}`, (group) => {
+  let agents: Agents
+  let baseUrl: string
+
+  group.setup(async () => {
+    const httpApp = await createHttpApp({
+      agents: defineConfig({
+        agents: [governedAgent(tools)],
+        approvals: { resolveRole: (role) => (role === 'finance' ? FINANCE : []) },
+        inbox: { identify: (ctx) => ctx.request.header('x-person') ?? null },
+      }),
+    })
+    agents = await httpApp.app.container.make('agents.runtime')
+    baseUrl = httpApp.baseUrl
+    return () => httpApp.terminate()
+  })
+
+  group.each.setup(async () => {
+    tools.refunds.length = 0
+    tools.reads.length = 0
+  })
+
+  async function pendingOf(...calls: [string, unknown][]) {
+    const run = await agents.start('governed', { input: callsInput(...calls), owner: 'ada' })
+    await agents.idle()
+    const row = await ToolCall.query()
+      .where('run_id', run.id)
+      .where('status', 'pending')
+      .firstOrFail()
+    return { run, row }
+  }
+
+  async function post(rowId: string, who: string, body: object) {
+    const response = await fetch(`${baseUrl}/inbox/rows/${rowId}/reply`, {
+      method: 'POST',
+      headers: { ...person(who), 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
+    return { status: response.status, body: (await response.json()) as any }
+  }
+
+  test('20 concurrent votes on a 3-of-5 approval: one settlement, 409 for the votes after it', async ({
+    assert,
+  }) => {
+    const { run, row } = await pendingOf(['refund', { amount: 300 }])
+    const digest = viewDigest(row)
+    const voters = ['f1', 'f2', 'f3', 'f4', 'f5']
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, index) =>
+        post(row.id, voters[index % 5], { approved: true, digest })
+      )
+    )
+    const statuses = answers.map((answer) => answer.status)
+    const settling = answers.filter((answer) => answer.body.row?.status === 'approved')
+    assert.lengthOf(settling, 1, JSON.stringify(statuses))
+    assert.equal(settling[0].body.row.quorum.approvals, 3)
+    // Two votes counted before the settling one; everything after it is a conflict
+    assert.lengthOf(
+      answers.filter((answer) => answer.status === 200),
+      3
+    )
+    assert.lengthOf(
+      answers.filter((answer) => answer.status === 409),
+      17
+    )
+    for (const answer of answers.filter((item) => item.status === 409)) {
+      assert.oneOf(answer.body.code, ['E_ALREADY_SETTLED', 'E_ALREADY_VOTED'])
+    }
+    await agents.idle()
+    assert.deepEqual(tools.refunds, [300])
+    const events = await runEvents(run.id)
+    const logged = events.map((event) => event.type)
+    assert.equal(logged.filter((type) => type === 'voted').length, 3)
+    assert.equal(logged.filter((type) => type === 'settled').length, 1)
+    assert.equal(logged.filter((type) => type === 'executed').length, 1)
+  })
+
+  test('forged and stale replies are refused with their codes, and nothing runs', async ({
+    assert,
+  }) => {
+    const { row } = await pendingOf(['refund', { amount: 300 }])
+    const digest = viewDigest(row)
+
+    const blind = await post(row.id, 'f1', { approved: true })
+    assert.equal(blind.status, 422)
+    assert.equal(blind.body.errors[0].field, 'digest')
+    const forged = await post(row.id, 'f1', { approved: true, digest: 'f'.repeat(64) })
+    assert.equal(forged.status, 409)
+    assert.equal(forged.body.code, 'E_STALE_VIEW')
+    const requester = await post(row.id, 'ada', { approved: true, digest })
+    assert.equal(requester.status, 403)
+    assert.equal(requester.body.code, 'E_REQUESTER_EXCLUDED')
+    // Outside the set and not allowed to see the row: the door says no
+    const stranger = await post(row.id, 'mallory', { approved: true, digest })
+    assert.equal(stranger.status, 403)
+    assert.equal(stranger.body.code, 'E_FORBIDDEN')
+
+    // ada owns the run, so she sees the read approval; an approver of nothing here
+    const { row: logs } = await pendingOf(['read_logs', { service: 'api' }])
+    const shown = viewDigest(logs)
+    await ToolCall.query()
+      .where('id', logs.id)
+      .update({ request: JSON.stringify({ ...logs.request, args: { service: 'payments' } }) })
+    const changed = await post(logs.id, 'ada', { approved: true, digest: shown })
+    assert.equal(changed.status, 409)
+    assert.equal(changed.body.code, 'E_STALE_VIEW')
+
+    for (const id of [row.id, logs.id]) {
+      const fresh = await ToolCall.findOrFail(id)
+      assert.equal(fresh.status, 'pending')
+    }
+    await agents.idle()
+    assert.deepEqual(tools.refunds, [])
+    assert.deepEqual(tools.reads, [])
+  })
+
+  test('a vote from an authorized person outside the approver set is E_NOT_AN_APPROVER', async ({
+    assert,
+  }) => {
+    // ada may see the row (she owns the run); the quorum below does not exclude her, nor name her
+    const { row } = await pendingOf(['refund', { amount: 300 }])
+    await ToolCall.query()
+      .where('id', row.id)
+      .update({
+        request: JSON.stringify({
+          ...row.request,
+          approval: { ...row.request.approval, excludeRequester: false },
+        }),
+      })
+    const fresh = await ToolCall.findOrFail(row.id)
+    const answer = await post(row.id, 'ada', { approved: true, digest: viewDigest(fresh) })
+    assert.equal(answer.status, 403)
+    assert.equal(answer.body.code, 'E_NOT_AN_APPROVER')
+    const untouched = await ToolCall.findOrFail(row.id)
+    assert.equal(untouched.status, 'pending')
+  })
+
+  test('the inbox shows approvers their votes; a grant is remembered, listed and revoked', async ({
+    assert,
+  }) => {
+    const { row } = await pendingOf(['refund', { amount: 300 }])
+    await post(row.id, 'f1', { approved: true, digest: viewDigest(row) })
+    const inbox = await fetch(`${baseUrl}/inbox`, { headers: person('f2') })
+    const listing = (await inbox.json()) as any
+    const card = listing.groups.flatMap((item: any) => item.rows).find((c: any) => c.id === row.id)
+    assert.deepInclude(card.quorum, { approvals: 1, needed: 3 })
+    assert.deepEqual(card.quorum.votes, [{ personId: 'f1', stage: 0, vote: 'approve' }])
+
+    const { run, row: logs } = await pendingOf(
+      ['read_logs', { service: 'api' }],
+      ['read_logs', { service: 'web' }]
+    )
+    const ada = await fetch(`${baseUrl}/inbox`, { headers: person('ada') })
+    const offered = ((await ada.json()) as any).groups
+      .flatMap((item: any) => item.rows)
+      .find((c: any) => c.id === logs.id).grants
+    assert.deepEqual(
+      offered.map((option: any) => option.label),
+      [
+        'Approve and allow read_logs for this run',
+        'Approve and allow read_logs for me for 24 h',
+        'Approve and allow read_logs with this service for me',
+      ]
+    )
+    const approved = await post(logs.id, 'ada', {
+      approved: true,
+      grant: 'run',
+      digest: viewDigest(logs),
+    })
+    assert.equal(approved.status, 200)
+    await agents.idle()
+    assert.deepEqual(tools.reads, ['api', 'web'])
+
+    const listed = await fetch(`${baseUrl}/inbox/grants`, { headers: person('ada') })
+    const { grants } = (await listed.json()) as any
+    assert.lengthOf(grants, 1)
+    assert.equal(grants[0].runId, run.id)
+    const other = await fetch(`${baseUrl}/inbox/grants/${grants[0].id}/revoke`, {
+      method: 'POST',
+      headers: person('f1'),
+    })
+    assert.equal(other.status, 404, 'only its own person revokes a grant')
+    const revoked = await fetch(`${baseUrl}/inbox/grants/${grants[0].id}/revoke`, {
+      method: 'POST',
+      headers: person('ada'),
+    })
+    assert.equal(revoked.status, 200)
+    const after = await fetch(`${baseUrl}/inbox/grants`, { headers: person('ada') })
+    assert.lengthOf(((await after.json()) as any).grants, 0)
+
+    // The run page's timeline carries each call's audit entries
+    const page = await fetch(`${baseUrl}/inbox/runs/${run.id}`, { headers: person('ada') })
+    const { timeline } = (await page.json()) as any
+    const calls = timeline.entries.filter((entry: any) => entry.type === 'call')
+    assert.deepEqual(
+      calls[0].audit.map((line: any) => line.type),
+      ['created', 'settled', 'granted', 'executed', 'revoked']
+    )
+    assert.deepEqual(
+      calls[1].audit.map((line: any) => line.type),
+      ['policy-decided', 'executed']
+    )
+    assert.equal(calls[0].audit[1].actor, 'ada')
+    assert.equal(calls[0].audit[1].channel, 'api')
+  })
+})
