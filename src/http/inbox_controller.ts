@@ -15,8 +15,9 @@
 import type { HttpContext } from '@adonisjs/core/http'
 import { HttpFacingException, InvalidReplyException } from '../errors.ts'
 import { AgentRun } from '../persistence/models/agent_run.ts'
-import { isRowId, type ToolCall } from '../persistence/models/tool_call.ts'
-import { quorumOf, rowsForApprover, votesOfRows } from '../inbox/votes.ts'
+import { isRowId } from '../persistence/models/tool_call.ts'
+import { unionPages } from '../persistence/keyset.ts'
+import { approverOf, quorumVotes } from '../inbox/votes.ts'
 import { grantJson, grantsOf } from '../inbox/grants.ts'
 import debug from '../debug.ts'
 import {
@@ -111,19 +112,6 @@ function bulkDigests(digests: unknown): Record<string, string> {
   return digests as Record<string, string>
 }
 
-/**
- * The rows listed, with the rows waiting for the person's vote that the
- * listing left out, oldest first.
- */
-function withApproverRows(listed: ToolCall[], awaiting: ToolCall[]): ToolCall[] {
-  const ids = new Set(listed.map((row) => row.id))
-  const extra = awaiting.filter((row) => !ids.has(row.id))
-  if (extra.length === 0) return listed
-  return [...listed, ...extra].sort(
-    (a, b) => a.createdAt.toMillis() - b.createdAt.toMillis() || a.id.localeCompare(b.id)
-  )
-}
-
 export default class InboxController {
   /**
    * Pending rows the person may settle, oldest first, grouped by run, a
@@ -135,19 +123,25 @@ export default class InboxController {
     const visitor = await visitorOf(ctx)
     const { agents, access, person } = visitor
     const params = pageParams(ctx)
-    const listed = await agents.inbox.list({
+    const scoped = await agents.inbox.list({
       status: 'pending',
       narrow: (query) => access.scope(query, ctx, person),
       ...params,
     })
-    const { next } = listed
-    // Rows the person is an approver of join the first page, wherever the scope puts them
-    const rows = params.cursor
-      ? listed.rows
-      : withApproverRows(listed.rows, await rowsForApprover(person, 50))
+    // Rows the person is an approver of are listed too, wherever the scope puts them
+    const voting = await agents.inbox.list({
+      status: 'pending',
+      narrow: approverOf(person),
+      ...params,
+    })
+    const { rows, next } = unionPages([scoped, voting], {
+      attribute: 'createdAt',
+      direction: 'asc',
+      limit: params.limit,
+    })
     const runIds = rows.flatMap((row) => (row.runId ? [row.runId] : []))
     const runs = runIds.length ? await AgentRun.query().whereIn('id', runIds) : []
-    const votes = await votesOfRows(rows.filter((row) => quorumOf(row)).map((row) => row.id))
+    const votes = await quorumVotes(rows)
     const groups = groupByRun(
       rows,
       new Map(runs.map((run) => [run.id, run])),
@@ -187,7 +181,8 @@ export default class InboxController {
       narrow: (query) => access.scope(query, ctx, person),
       ...pageParams(ctx),
     })
-    return { rows: rows.map((row) => rowCard(row)), next }
+    const votes = await quorumVotes(rows)
+    return { rows: rows.map((row) => rowCard(row, undefined, votes.get(row.id))), next }
   }
 
   /**
@@ -197,13 +192,15 @@ export default class InboxController {
   async show(ctx: HttpContext) {
     const visitor = await visitorOf(ctx)
     const row = await authorizedRow(ctx, visitor)
-    const card = rowCard(row)
+    const votes = await quorumVotes([row])
+    const card = rowCard(row, undefined, votes.get(row.id))
     // A wait opened outside the runtime has no run to tell
     if (!row.runId) {
       const people = await peopleOf(ctx, visitor, [row.ownerId, row.answeredBy])
       return { row: card, run: null, rows: [card], journal: [], people }
     }
     const { run, rows, journal } = await visitor.agents.transcript(row.runId)
+    const runVotes = await quorumVotes(rows)
     const people = await peopleOf(ctx, visitor, [
       run.ownerId,
       ...rows.map((item) => item.answeredBy),
@@ -218,7 +215,7 @@ export default class InboxController {
         lastError: run.lastError,
         lastErrorAt: run.lastErrorAt?.toISO() ?? null,
       },
-      rows: rows.map((item) => rowCard(item)),
+      rows: rows.map((item) => rowCard(item, undefined, runVotes.get(item.id))),
       journal: journal.map((entry) => ({
         sequence: entry.sequence,
         kind: entry.kind,
@@ -244,8 +241,8 @@ export default class InboxController {
       grant,
       ...requestOf(ctx),
     })
-    const byRow = quorumOf(settled) ? await votesOfRows([settled.id]) : null
-    const votes = byRow?.get(settled.id)
+    const byRow = await quorumVotes([settled])
+    const votes = byRow.get(settled.id)
     if (wantsPage(ctx)) {
       // The page shows who settled the row, via what and when, as recorded; or that a vote counted
       const feedback: ReplyFeedback =

@@ -13,6 +13,7 @@ import { readHistoryQuery, ROW_KINDS, SETTLED_ROW_STATUSES } from './history_que
 import { runTimeline, timelinePeople } from './timeline.ts'
 import { auditPeople, withAudit } from './timeline_audit.ts'
 import { runEvents } from '../inbox/audit_log.ts'
+import { quorumVotes } from '../inbox/votes.ts'
 import {
   authorizedRun,
   inboxUrl,
@@ -34,7 +35,11 @@ export default class RunsController {
     const visitor = await visitorOf(ctx)
     const run = await authorizedRun(ctx, visitor)
     const { rows, journal, effects } = await visitor.agents.transcript(run.id)
-    const timeline = withAudit(runTimeline(run, rows, journal, effects), await runEvents(run.id))
+    const votes = await quorumVotes(rows)
+    const timeline = withAudit(
+      runTimeline(run, rows, journal, effects, votes),
+      await runEvents(run.id)
+    )
     return respond(ctx, RUN_PAGE, {
       person: visitor.person,
       timeline,
@@ -98,8 +103,9 @@ export default class RunsController {
     const runIds = [...new Set(page.rows.flatMap((row) => (row.runId ? [row.runId] : [])))]
     const runs = runIds.length ? await AgentRun.query().whereIn('id', runIds) : []
     const byId = new Map(runs.map((run) => [run.id, runSummary(run)]))
+    const votes = await quorumVotes(page.rows)
     const rows = page.rows.map((row) => ({
-      card: rowCard(row),
+      card: rowCard(row, undefined, votes.get(row.id)),
       run: row.runId ? (byId.get(row.runId) ?? null) : null,
     }))
     const people = await peopleOf(ctx, visitor, [

@@ -17,6 +17,7 @@ import type { AgentRun } from '../persistence/models/agent_run.ts'
 import type { AgentEffect, EffectStatus } from '../persistence/models/agent_effect.ts'
 import type { JournalRow } from '../persistence/models/journal_row.ts'
 import type { ToolCall, ToolExecution } from '../persistence/models/tool_call.ts'
+import type { Vote } from '../governance/quorum.ts'
 import type { JournalPayloads, ToolOutput } from '../runtime/journal.ts'
 import { rowCallId } from '../runtime/journal.ts'
 import { rowCard, runSummary, type RowCard, type RunSummary } from './cards.ts'
@@ -138,15 +139,18 @@ function actionOf(row: ToolCall | null, effects: Effected[]): TimelineAction | n
   }
 }
 
+/** What the calls' entries draw on beside their rows */
+type CallFacts = { effects: Effected[]; votes?: Map<string, Vote[]> }
+
 function callEntry(
   row: ToolCall | null,
-  effects: Effected[],
+  { effects, votes }: CallFacts,
   fields: Partial<TimelineCall> & Pick<TimelineCall, 'toolName' | 'step' | 'attempt'>
 ): TimelineCall {
   return {
     type: 'call',
     at: iso(row?.createdAt),
-    row: row ? rowCard(row) : null,
+    row: row ? rowCard(row, undefined, votes?.get(row.id)) : null,
     args: row?.request?.args ?? null,
     execution: row?.execution ?? null,
     result: row?.result ?? null,
@@ -171,14 +175,16 @@ function inputText(run: AgentRun, journal: Journaled[]): string {
  *
  * @example
  * const { run, rows, journal, effects } = await agents.transcript(id)
- * runTimeline(run, rows, journal, effects).entries
+ * runTimeline(run, rows, journal, effects, votes).entries
  */
 export function runTimeline(
   run: AgentRun,
   rows: ToolCall[],
   journal: Journaled[],
-  effects: Effected[] = []
+  effects: Effected[] = [],
+  votes?: Map<string, Vote[]>
 ): RunTimeline {
+  const facts: CallFacts = { effects, votes }
   const bySequence = [...rows].sort((a, b) => a.sequence - b.sequence)
   const current = bySequence.filter((row) => row.attempt === run.attempt)
   const placed = new Set<ToolCall>()
@@ -189,7 +195,7 @@ export function runTimeline(
     if (row.attempt === run.attempt) continue
     placed.add(row)
     entries.push(
-      callEntry(row, effects, { toolName: row.toolName, step: null, attempt: row.attempt })
+      callEntry(row, facts, { toolName: row.toolName, step: null, attempt: row.attempt })
     )
   }
 
@@ -198,9 +204,7 @@ export function runTimeline(
   const intake = current.find((row) => row.kind === 'intake')
   if (intake) {
     placed.add(intake)
-    entries.push(
-      callEntry(intake, effects, { toolName: 'intake', step: null, attempt: run.attempt })
-    )
+    entries.push(callEntry(intake, facts, { toolName: 'intake', step: null, attempt: run.attempt }))
   }
 
   const outputs = new Map<string, ToolOutput>()
@@ -231,7 +235,7 @@ export function runTimeline(
       const row = byCallId.get(rowCallId(step, call.toolCallId, earlier)) ?? null
       if (row) placed.add(row)
       entries.push(
-        callEntry(row, effects, {
+        callEntry(row, facts, {
           toolName: call.toolName,
           step,
           attempt: run.attempt,
@@ -248,7 +252,7 @@ export function runTimeline(
   for (const row of current) {
     if (placed.has(row)) continue
     entries.push(
-      callEntry(row, effects, { toolName: row.toolName, step: null, attempt: row.attempt })
+      callEntry(row, facts, { toolName: row.toolName, step: null, attempt: row.attempt })
     )
   }
 

@@ -12,6 +12,7 @@
 
 import type { DateTime } from 'luxon'
 import type { TransactionClientContract } from '@adonisjs/lucid/types/database'
+import type { ModelQueryBuilderContract } from '@adonisjs/lucid/types/model'
 import {
   E_ALREADY_VOTED,
   E_NOT_AN_APPROVER,
@@ -171,6 +172,14 @@ export async function votesOf(
 /**
  * The approver records of several rows, by row id (the inbox's cards).
  */
+/**
+ * The votes on those of `rows` that need a quorum, by row id: what their
+ * cards count, pending or settled.
+ */
+export function quorumVotes(rows: ToolCall[]): Promise<Map<string, Vote[]>> {
+  return votesOfRows(rows.filter((row) => quorumOf(row)).map((row) => row.id))
+}
+
 export async function votesOfRows(rowIds: string[]): Promise<Map<string, Vote[]>> {
   const byRow = new Map<string, Vote[]>()
   if (rowIds.length === 0) return byRow
@@ -196,18 +205,12 @@ function lockRow(trx: TransactionClientContract, rowId: string): Promise<Record<
 }
 
 /**
- * Pending rows `person` is an approver of, voted or not, oldest first, at
- * most `limit`: the inbox lists them beside the rows its scope lets
- * through, so an approver sees the count move after their own vote.
+ * Narrows a listing to the rows `person` is an approver of, voted or not:
+ * the inbox lists them beside the rows its scope lets through, so an
+ * approver sees the count move after their own vote.
  */
-export async function rowsForApprover(person: string, limit: number): Promise<ToolCall[]> {
-  const waiting = Approver.query().select('row_id').where('person_id', person)
-  const raw = await ToolCall.query()
-    .where('status', 'pending')
-    .whereIn('id', waiting)
-    .orderBy('created_at')
-    .orderBy('id')
-    .limit(limit)
-    .pojo<Record<string, unknown>>()
-  return readRows(ToolCall, raw)
+export function approverOf(person: string) {
+  return (query: ModelQueryBuilderContract<typeof ToolCall>) => {
+    query.whereIn('id', Approver.query().select('row_id').where('person_id', person))
+  }
 }

@@ -121,3 +121,32 @@ export async function keysetPage<Model extends LucidModel>(
       more && last && lastAt ? encodeCursor({ at: lastAt.toISO()!, id: String(last.id) }) : null,
   }
 }
+
+/**
+ * Pages of one ordering read from the same cursor, as one page of their
+ * union: its first rows (each row once) and where the next page of every
+ * query starts. A listing that is two queries (the rows a scope lets
+ * through, and the rows waiting for the person's vote) pages by it: the
+ * union's next `limit` rows are among each query's next `limit`.
+ */
+export function unionPages<Row extends { id: string }>(
+  pages: KeysetPage<Row>[],
+  options: { attribute: string; direction: 'asc' | 'desc'; limit?: number }
+): KeysetPage<Row> {
+  const limit = pageSize(options.limit)
+  const sign = options.direction === 'asc' ? 1 : -1
+  const when = (row: Row) =>
+    ((row as Record<string, unknown>)[options.attribute] as DateTime).toMillis()
+  const byId = new Map(pages.flatMap((page) => page.rows.map((row) => [row.id, row] as const)))
+  const rows = [...byId.values()].sort(
+    (a, b) => sign * (when(a) - when(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  )
+  const more = rows.length > limit || pages.some((page) => page.next !== null)
+  const taken = rows.slice(0, limit)
+  const last = taken.at(-1)
+  const lastAt = last ? ((last as Record<string, unknown>)[options.attribute] as DateTime) : null
+  return {
+    rows: taken,
+    next: more && last && lastAt ? encodeCursor({ at: lastAt.toISO()!, id: last.id }) : null,
+  }
+}

@@ -95,6 +95,15 @@ test.group(`Governance | HTTP | ${dbName()}`, (group) => {
     assert.equal(logged.filter((type) => type === 'voted').length, 3)
     assert.equal(logged.filter((type) => type === 'settled').length, 1)
     assert.equal(logged.filter((type) => type === 'executed').length, 1)
+
+    // Settled, its card still counts the votes: on the row, the run page and the history
+    const shown = await fetch(`${baseUrl}/inbox/rows/${row.id}`, { headers: person('ada') })
+    assert.deepInclude(((await shown.json()) as any).row.quorum, { approvals: 3, needed: 3 })
+    const page = await fetch(`${baseUrl}/inbox/runs/${run.id}`, { headers: person('ada') })
+    const { timeline } = (await page.json()) as any
+    const entry = timeline.entries.find((item: any) => item.row?.id === row.id)
+    assert.deepInclude(entry.row.quorum, { approvals: 3, needed: 3 })
+    assert.lengthOf(entry.row.quorum.votes, 3)
   })
 
   test('forged and stale replies are refused with their codes, and nothing runs', async ({
@@ -155,6 +164,54 @@ test.group(`Governance | HTTP | ${dbName()}`, (group) => {
     assert.equal(answer.body.code, 'E_NOT_AN_APPROVER')
     const untouched = await ToolCall.findOrFail(row.id)
     assert.equal(untouched.status, 'pending')
+  })
+
+  test('an approver pages through the rows waiting for their vote, beside their own', async ({
+    assert,
+  }) => {
+    const first = await pendingOf(['refund', { amount: 300 }])
+    const own = await agents.start('governed', {
+      input: callsInput(['read_logs', { service: 'api' }]),
+      owner: 'f2',
+    })
+    await agents.idle()
+    const second = await pendingOf(['refund', { amount: 400 }])
+    const third = await pendingOf(['refund', { amount: 500 }])
+    const ownRow = await ToolCall.query().where('run_id', own.id).firstOrFail()
+
+    const pages: string[][] = []
+    let cursor: string | null = null
+    do {
+      const query: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''
+      const response = await fetch(`${baseUrl}/inbox?limit=2${query}`, { headers: person('f2') })
+      const listing = (await response.json()) as any
+      pages.push(listing.groups.flatMap((item: any) => item.rows.map((card: any) => card.id)))
+      cursor = listing.next
+    } while (cursor && pages.length < 50)
+    const listed = pages.flat()
+    assert.isTrue(
+      pages.every((page) => page.length <= 2),
+      'no page is over its limit'
+    )
+    // Every pending row f2 owns or may vote on, each once, oldest first (earlier tests' too)
+    const expected = await ToolCall.query()
+      .where('status', 'pending')
+      .where((query) =>
+        query
+          .where('owner_id', 'f2')
+          .orWhereIn('id', (voters) =>
+            voters.from('agent_approvers').select('row_id').where('person_id', 'f2')
+          )
+      )
+      .orderBy('created_at')
+      .orderBy('id')
+    assert.deepEqual(
+      listed,
+      expected.map((row) => row.id)
+    )
+    // Theirs to vote on, and their own
+    for (const id of [first.row.id, ownRow.id, second.row.id, third.row.id])
+      assert.include(listed, id)
   })
 
   test('the inbox shows approvers their votes; a grant is remembered, listed and revoked', async ({

@@ -17,6 +17,7 @@ import { eventually } from '../helpers/browser.ts'
 import { defineConfig } from '../../src/define_config.ts'
 import type { Agents } from '../../src/runtime/agents.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
+import { viewDigest } from '../../src/governance/view.ts'
 import { AgentRun } from '../../src/persistence/models/agent_run.ts'
 import { drive } from '../../src/testing/runtime.ts'
 import type { QuestionSet } from '../../src/questions/types.ts'
@@ -111,13 +112,17 @@ test.group(`MCP client bridge, a real server over stdio | ${dbName()}`, (group) 
     const refused = await client
       .post(`/inbox/rows/${row.id}/reply`)
       .headers(PERSON)
-      .json({ answers: { name: ['Ada'], email: ['ada@example.com'], age: ['12'] } })
+      .json({
+        answers: { name: ['Ada'], email: ['ada@example.com'], age: ['12'] },
+        digest: viewDigest(row),
+      })
     refused.assertStatus(422)
 
     const reply = await client
       .post(`/inbox/rows/${row.id}/reply`)
       .headers(PERSON)
       .json({
+        digest: viewDigest(row),
         answers: {
           name: ['Ada'],
           email: ['ada@example.com'],
@@ -157,7 +162,7 @@ test.group(`MCP client bridge, a real server over stdio | ${dbName()}`, (group) 
     const reply = await client
       .post(`/inbox/rows/${row.id}/reply`)
       .headers(PERSON)
-      .json({ answers: {}, skip: true })
+      .json({ answers: {}, skip: true, digest: viewDigest(row) })
     reply.assertStatus(200)
     const { text } = await drive(agents, started)
     assert.deepEqual(JSON.parse(text!), { action: 'decline' })
@@ -192,7 +197,7 @@ test.group(`MCP client bridge, a real server over stdio | ${dbName()}`, (group) 
     const reply = await client
       .post(`/inbox/rows/${row.id}/reply`)
       .headers(PERSON)
-      .json({ approved: false, reason: 'Not this account' })
+      .json({ approved: false, reason: 'Not this account', digest: viewDigest(row) })
     reply.assertStatus(200)
     const { text } = await drive(agents, started)
     assert.equal(text, 'connect: decline')
@@ -223,7 +228,7 @@ test.group(`MCP client bridge, a real server over stdio | ${dbName()}`, (group) 
     const reply = await client
       .post(`/inbox/rows/${pending[0].id}/reply`)
       .headers(PERSON)
-      .json({ approved: true })
+      .json({ approved: true, digest: viewDigest(pending[0]) })
     reply.assertStatus(200)
     let run
     let text
@@ -282,7 +287,10 @@ test.group(`MCP client bridge, a real server over stdio | ${dbName()}`, (group) 
     const late = await client
       .post(`/inbox/rows/${rowId}/reply`)
       .headers(PERSON)
-      .json({ answers: { name: ['Ada'], email: ['ada@example.com'] } })
+      .json({
+        answers: { name: ['Ada'], email: ['ada@example.com'] },
+        digest: viewDigest(withdrawn),
+      })
     late.assertStatus(410)
   }).timeout(30_000)
 })

@@ -23,6 +23,7 @@ import { defineConfig } from '../../src/define_config.ts'
 import type { Agents } from '../../src/runtime/agents.ts'
 import type { Inbox } from '../../src/inbox/inbox.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
+import { viewDigest } from '../../src/governance/view.ts'
 import { inboxElicitationHandler, type InboxElicitationOptions } from '../../src/mcp_client/main.ts'
 import { PROFILE_SCHEMA } from '../fixtures/mcp_schemas.ts'
 
@@ -120,7 +121,10 @@ test.group(`MCP elicitations outside any run | ${dbName()}`, (group) => {
     const reply = await client
       .post(`/inbox/rows/${row.id}/reply`)
       .headers(PERSON)
-      .json({ answers: { name: ['Ada'], email: ['ada@example.com'], newsletter: ['false'] } })
+      .json({
+        answers: { name: ['Ada'], email: ['ada@example.com'], newsletter: ['false'] },
+        digest: viewDigest(row),
+      })
     reply.assertStatus(200)
 
     assert.deepEqual(JSON.parse(await answered), {
