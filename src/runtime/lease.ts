@@ -51,12 +51,16 @@ export class Lease {
    * drive of a run it is driving before asking here. The status moves to
    * `running` so a dead driver's run is found at start-up. Returns false
    * when refused; else the run row as the update left it where the
-   * database returns updated rows (PostgreSQL), or null.
+   * database returns updated rows (PostgreSQL, SQLite), or null (MySQL).
    */
   async acquire(runId: string): Promise<false | { run: AgentRun | null }> {
     const now = DateTime.now()
     const probe = new AgentRun()
-    const query = AgentRun.query()
+    const client = AgentRun.$adapter.modelConstructorClient(AgentRun)
+    // Through knex: Lucid drops `returning` on SQLite
+    const query = client
+      .knexQuery()
+      .from(AgentRun.table)
       .where('id', runId)
       .whereNotIn('status', FINISHED_RUN_STATUSES)
       .where((free) =>
@@ -76,11 +80,12 @@ export class Lease {
       updatedAt: now,
     })
     let acquired: false | { run: AgentRun | null }
-    if (query.client.dialect.name === 'postgres') {
-      const rows: Record<string, unknown>[] = await query.returning('*').update(changes)
-      acquired = rows.length === 1 ? { run: readRows(AgentRun, rows)[0] } : false
+    if (client.dialect.name === 'mysql') {
+      acquired = affectedRows(await query.update(changes)) === 1 && { run: null }
     } else {
-      acquired = affectedRows(await query.update(changes)) === 1 ? { run: null } : false
+      // PostgreSQL and SQLite return the row as updated: the driver need not read it back
+      const rows: Record<string, unknown>[] = await query.returning('*').update(changes)
+      acquired = rows.length === 1 && { run: readRows(AgentRun, rows)[0] }
     }
     debug('run %s: lease %s by %s', runId, acquired ? 'taken' : 'refused', this.owner)
     return acquired
