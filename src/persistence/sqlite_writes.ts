@@ -1,6 +1,7 @@
 /*
  * Write transactions straight on better-sqlite3, for the driver's
- * checkpoint (src/runtime/checkpoint_write.ts). Through knex, each of a
+ * checkpoint (src/runtime/checkpoint_write.ts), and the statements it runs
+ * when it takes a run (the lease, the run's journal and rows). Through knex, each of a
  * checkpoint's statements is built, compiled and prepared anew by SQLite,
  * which costs more than running it: here the connection is taken from the
  * same knex pool (so it is the app's connection, with its pragmas, and no
@@ -18,7 +19,10 @@
 import diagnostics from 'node:diagnostics_channel'
 import type { QueryClientContract } from '@adonisjs/lucid/types/database'
 
-type Statement = { run(...bindings: unknown[]): { changes: number } }
+type Statement = {
+  run(...bindings: unknown[]): { changes: number }
+  all(...bindings: unknown[]): Record<string, unknown>[]
+}
 type Connection = { prepare(sql: string): Statement; inTransaction: boolean }
 
 /** What the transaction's work gets: one statement at a time, prepared once */
@@ -90,6 +94,37 @@ export async function sqliteWrite<T>(
       if (connection.inTransaction) runOn(connection, 'ROLLBACK')
       throw error
     }
+  } finally {
+    await pool.releaseConnection(connection)
+  }
+}
+
+type Row = Record<string, unknown>
+type KnexQuery = PromiseLike<unknown> & {
+  toSQL(): { toNative(): { sql: string; bindings: readonly unknown[] } }
+}
+
+/**
+ * Runs one statement knex built (a select, or a write with `returning`)
+ * and returns its rows: on better-sqlite3, on a connection of `client`'s
+ * pool, prepared once per connection; elsewhere through knex. What the
+ * driver runs when it takes a run (the lease's update, then the run's
+ * journal and rows), without SQLite's prepare and Lucid's query per call.
+ *
+ * @example
+ * const rows = await allRows(client, client.knexQuery().from('agent_runs').where('id', id))
+ */
+export async function allRows(client: QueryClientContract, query: KnexQuery): Promise<Row[]> {
+  return isBetterSqlite(client) ? sqliteAll(client, query) : ((await query) as Row[])
+}
+
+async function sqliteAll(client: QueryClientContract, query: KnexQuery): Promise<Row[]> {
+  const { sql, bindings } = query.toSQL().toNative()
+  const pool = client.getWriteClient().client
+  const connection = (await pool.acquireConnection()) as Connection
+  try {
+    if (sqlChannel.hasSubscribers) sqlChannel.publish({ sql })
+    return statementOf(connection, sql).all(...bindings.map(binding))
   } finally {
     await pool.releaseConnection(connection)
   }

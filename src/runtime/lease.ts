@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto'
 import { DateTime } from 'luxon'
 import { AgentRun, FINISHED_RUN_STATUSES } from '../persistence/models/agent_run.ts'
 import { affectedRows, preparedColumns, readRows } from '../persistence/prepared_columns.ts'
+import { allRows } from '../persistence/sqlite_writes.ts'
 import debug from '../debug.ts'
 
 /** `ms` after `now`: Luxon's `plus` costs a checkpoint more than the rest of its dates */
@@ -84,7 +85,7 @@ export class Lease {
       acquired = affectedRows(await query.update(changes)) === 1 && { run: null }
     } else {
       // PostgreSQL and SQLite return the row as updated: the driver need not read it back
-      const rows: Record<string, unknown>[] = await query.returning('*').update(changes)
+      const rows = await allRows(client, query.returning('*').update(changes))
       acquired = rows.length === 1 && { run: readRows(AgentRun, rows)[0] }
     }
     debug('run %s: lease %s by %s', runId, acquired ? 'taken' : 'refused', this.owner)

@@ -13,6 +13,7 @@ import { AgentRun } from '../persistence/models/agent_run.ts'
 import { JournalRow } from '../persistence/models/journal_row.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
 import { nextSequence, preparedRows, readRows } from '../persistence/prepared_columns.ts'
+import { allRows } from '../persistence/sqlite_writes.ts'
 import { writeCheckpoint } from './checkpoint_write.ts'
 import { Conversation } from './journal_messages.ts'
 import type { JournalEntry, JournalPayloads } from './journal.ts'
@@ -78,13 +79,19 @@ export class RunMemory {
     const runId = run.id
     // A run with nothing journaled has no rows in this attempt either: the driver writes both
     const fresh = run.journalLength === 0
+    // Through knex, prepared once on SQLite (sqlite_writes.ts): the two reads of every drive
+    const client = ToolCall.$adapter.modelConstructorClient(ToolCall)
     const saved = fresh
       ? []
-      : await JournalRow.query()
-          .where('run_id', runId)
-          .orderBy('sequence', 'asc')
-          .select('kind', 'payload')
-          .pojo<{ kind: string; payload: unknown }>()
+      : await allRows(
+          client,
+          client
+            .knexQuery()
+            .from(JournalRow.table)
+            .where('run_id', runId)
+            .orderBy('sequence', 'asc')
+            .select('kind', 'payload')
+        )
     const journal = saved.map(
       (entry) =>
         ({
@@ -96,11 +103,15 @@ export class RunMemory {
       ? []
       : readRows(
           ToolCall,
-          await ToolCall.query()
-            .where('run_id', runId)
-            .where('attempt', run.attempt)
-            .orderBy('sequence', 'asc')
-            .pojo<Record<string, unknown>>()
+          await allRows(
+            client,
+            client
+              .knexQuery()
+              .from(ToolCall.table)
+              .where('run_id', runId)
+              .where('attempt', run.attempt)
+              .orderBy('sequence', 'asc')
+          )
         )
     const nextRow =
       run.attempt === 1 ? (rows.at(-1)?.sequence ?? 0) + 1 : await nextSequence(ToolCall, runId)
