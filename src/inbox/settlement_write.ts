@@ -2,16 +2,18 @@
  * The write of a settlement (docs/design.md §7.2, §11.5): the conditional
  * update on a still-pending, unexpired row, and, only when it won, what the
  * settlement brings with it — its audit entries and the grant the person
- * approved with — in the same transaction, so a settlement never stands
- * without its record, nor a grant without the approval that gave it.
+ * approved with — all or nothing, so a settlement never stands without its
+ * record, nor a grant without the approval that gave it. A guarded write
+ * (../persistence/guarded_write.ts): one statement on PostgreSQL.
  */
 
 import type { DateTime } from 'luxon'
 import { ToolCall } from '../persistence/models/tool_call.ts'
 import { Grant } from '../persistence/models/grant.ts'
-import { affectedRows, preparedColumns } from '../persistence/prepared_columns.ts'
-import { transaction } from '../persistence/transaction.ts'
-import { appendEvents, type AuditEntry } from './audit_log.ts'
+import { InboxEvent } from '../persistence/models/inbox_event.ts'
+import { preparedColumns } from '../persistence/prepared_columns.ts'
+import { guardedWrite } from '../persistence/guarded_write.ts'
+import { eventColumns, type AuditEntry } from './audit_log.ts'
 
 /**
  * Writes `changes` over `row` if it is still pending and unexpired at
@@ -24,20 +26,18 @@ export function writeSettlement(
   entries: AuditEntry[],
   grant: Grant | null
 ): Promise<boolean> {
-  const payload = preparedColumns(row, { ...changes, updatedAt: now })
   const at = preparedColumns(row, { expiresAt: now }).expires_at
-  return transaction(ToolCall, async (trx) => {
-    const affected = await trx
-      .from(ToolCall.table)
-      .where('id', row.id)
-      .where('status', 'pending')
-      .where((unexpired) => unexpired.whereNull('expires_at').orWhere('expires_at', '>', at))
-      .update(payload)
-    if (affectedRows(affected) !== 1) return false
-    if (grant) {
-      await trx.insertQuery().table(Grant.table).insert(preparedColumns(grant, grant.$attributes))
-    }
-    await appendEvents(entries, trx)
-    return true
+  return guardedWrite({
+    model: ToolCall,
+    set: preparedColumns(row, { ...changes, updatedAt: now }),
+    where: [
+      ['id = ?', row.id],
+      ["status = 'pending'"],
+      ['(expires_at is null or expires_at > ?)', at],
+    ],
+    inserts: [
+      [Grant.table, grant ? [preparedColumns(grant, grant.$attributes)] : []],
+      [InboxEvent.table, eventColumns(entries)],
+    ],
   })
 }

@@ -1,0 +1,114 @@
+/*
+ * A guarded write: one conditional update that must match exactly one row,
+ * and inserts that are written only when it did, all or nothing. The
+ * driver's checkpoint is one (the lease's fence, then the step's journal
+ * entries and rows), and so is a settlement (the row still pending and
+ * unexpired, then its audit entries and the grant it gave).
+ *
+ * - PostgreSQL: one statement. The update is a data-modifying CTE and each
+ *   insert reads its rows from one JSON parameter (`jsonb_populate_recordset`
+ *   over the table's own row type), guarded by `exists (select 1 from
+ *   guard)`: one round trip, committed by itself.
+ * - SQLite and MySQL have no writes in CTEs: a transaction whose first
+ *   statement is the update, then the inserts. On better-sqlite3 the
+ *   transaction runs on the driver itself, its statements prepared once
+ *   (./sqlite_writes.ts); elsewhere through knex, one multi-row insert per
+ *   table.
+ *
+ * Conditions are SQL with `?` bindings over unquoted column names, which
+ * all three dialects read alike.
+ */
+
+import type { QueryClientContract } from '@adonisjs/lucid/types/database'
+import type { LucidModel } from '@adonisjs/lucid/types/model'
+import { affectedRows } from './prepared_columns.ts'
+import { transaction } from './transaction.ts'
+import { insertRows, isBetterSqlite, sqliteWrite } from './sqlite_writes.ts'
+
+/** A condition of the guard: SQL over unquoted column names, and its bindings */
+export type Condition = [sql: string, ...bindings: unknown[]]
+
+export type GuardedWrite = {
+  /** The guard's table, whose model's connection writes everything */
+  model: LucidModel
+  /** Prepared columns the update sets; they must change the row (MySQL counts changed rows) */
+  set: Record<string, unknown>
+  where: Condition[]
+  /** Prepared rows inserted with it, by table; tables with no rows are left out */
+  inserts: [table: string, rows: Record<string, unknown>[]][]
+  /** Called last before the write can commit, once the guard matched (crash tests) */
+  beforeCommit?: () => void | Promise<void>
+}
+
+/**
+ * Writes as the module comment says. False, having written nothing, when
+ * the guard did not match.
+ */
+export async function guardedWrite(write: GuardedWrite): Promise<boolean> {
+  const client = write.model.$adapter.modelConstructorClient(write.model)
+  const inserts = write.inserts.filter(([, rows]) => rows.length > 0)
+  if (client.dialect.name === 'postgres') {
+    await write.beforeCommit?.()
+    return inOneStatement(client, write, inserts)
+  }
+  const table = write.model.table
+  const where = write.where.map(([sql]) => sql).join(' and ')
+  const bindings = write.where.flatMap(([, ...values]) => values)
+  if (isBetterSqlite(client)) {
+    return sqliteWrite(
+      client,
+      (writer) => {
+        const sets = Object.keys(write.set)
+        const matched = writer.run(
+          `update "${table}" set ${sets.map((name) => `"${name}" = ?`).join(', ')} where ${where}`,
+          [...Object.values(write.set), ...bindings]
+        )
+        if (matched !== 1) return false
+        for (const [into, rows] of inserts) insertRows(writer, into, rows)
+        return true
+      },
+      (matched) => (matched ? write.beforeCommit?.() : undefined)
+    )
+  }
+  return transaction(write.model, async (trx) => {
+    const updated = await trx
+      .from(table)
+      .whereRaw(where, bindings as any[])
+      .update(write.set)
+    if (affectedRows(updated) !== 1) return false
+    for (const [into, rows] of inserts) await trx.insertQuery().table(into).multiInsert(rows)
+    await write.beforeCommit?.()
+    return true
+  })
+}
+
+/**
+ * PostgreSQL: the update and every insert in one statement.
+ */
+async function inOneStatement(
+  client: QueryClientContract,
+  write: GuardedWrite,
+  inserts: GuardedWrite['inserts']
+) {
+  const sets = Object.keys(write.set)
+  const bindings: unknown[] = []
+  const sql: string[] = []
+
+  sql.push(`with guard as (update ?? set ${sets.map(() => '?? = ?').join(', ')}`)
+  bindings.push(write.model.table, ...sets.flatMap((name) => [name, write.set[name]]))
+  sql.push(`where ${write.where.map(([condition]) => condition).join(' and ')} returning 1)`)
+  bindings.push(...write.where.flatMap(([, ...values]) => values))
+
+  for (const [table, rows] of inserts) {
+    const columns = Object.keys(rows[0])
+    const list = columns.map(() => '??').join(', ')
+    sql.push(`, ${table.replace(/\W/g, '_')}_rows as (insert into ?? (${list})`)
+    sql.push(`select ${list} from jsonb_populate_recordset(null::??, ?::jsonb)`)
+    sql.push('where exists (select 1 from guard))')
+    bindings.push(table, ...columns, ...columns, table, JSON.stringify(rows))
+  }
+  sql.push('select count(*)::int as matched from guard')
+
+  const result = await client.rawQuery(sql.join(' '), bindings as any[])
+  return Number(result.rows[0]?.matched) === 1
+}
