@@ -2,9 +2,11 @@
  * What settling a row over HTTP costs: replies (`{ skip: true }`) to K
  * pending rows, ten in flight at a time, through the inbox's own route on
  * a real Adonis server, against two routes of the same server hit the same
- * way: a trivial JSON route (no database), and the least a settle route can
- * do, written by hand: read the row by id, then one conditional UPDATE of
- * the same columns, autocommitted.
+ * way: a trivial JSON route (no database), and the least a settle route
+ * without an audit log can do, written by hand: read the row by id, then
+ * one conditional UPDATE of the same columns, autocommitted. The inbox's
+ * route also checks the digest sent and writes the settlement's audit
+ * entry (docs/design.md §11).
  */
 
 import { performance } from 'node:perf_hooks'
@@ -15,6 +17,7 @@ import { defineConfig } from '../src/define_config.ts'
 import { defineAgent } from '../src/runtime/define_agent.ts'
 import { AgentRun } from '../src/persistence/models/agent_run.ts'
 import { ToolCall } from '../src/persistence/models/tool_call.ts'
+import { viewDigest } from '../src/governance/view.ts'
 import { spread, type Spread } from './stats.ts'
 
 /**
@@ -127,7 +130,7 @@ export async function measureHttpSettle(options: {
           toolCallId: 'c1',
         })
       }
-      const pending = await ToolCall.query().where('status', 'pending').select('id')
+      const pending = await ToolCall.query().where('status', 'pending')
       if (pending.length !== options.rows * 2) throw new Error(`${pending.length} rows pending`)
       const rows = pending.slice(0, options.rows)
       const handRows = pending.slice(options.rows)
@@ -156,7 +159,8 @@ export async function measureHttpSettle(options: {
             fetch(`${httpApp.baseUrl}/inbox/rows/${row.id}/reply`, {
               method: 'POST',
               headers,
-              body: JSON.stringify({ skip: true }),
+              // What the page sends: the reply, bound to the row as it was shown
+              body: JSON.stringify({ skip: true, digest: viewDigest(row) }),
             })
         ),
         options.concurrency
