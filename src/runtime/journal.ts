@@ -51,7 +51,8 @@ export type JournalEntry = {
  */
 export type CheckpointPoint =
   | 'after-response-saved'
-  | 'after-result-saved'
+  /** A tool's result is known (on its row); journaled already only if its handler ran */
+  | 'after-result'
   /** Just before and after the model call of a step (the bench times a step's own share by them) */
   | 'before-model-call'
   | 'after-model-call'

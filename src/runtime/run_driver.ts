@@ -202,6 +202,7 @@ export class RunDriver {
       owner: this.owner,
       claims: this.#claims,
       outbox: this.outbox,
+      handlersRun: 0,
     }
 
     for (;;) {
@@ -250,20 +251,35 @@ export class RunDriver {
           if (call.invalid || done.has(call.toolCallId)) continue
           const stored = rowCallId(step, call.toolCallId, earlier)
           const row = rows.find((candidate) => candidate.toolCallId === stored)
+          const handlers = context.handlersRun
           const output =
             call.toolName === ASK_TOOL_NAME
               ? await handleAsk(context, call, stored, row)
               : await handleAppTool(context, call, stored, row)
           if (output === WAIT) return this.#state.wait(run)
           if (output === CANCELLED) return 'cancelled'
-          const refused = await this.#append(memory, {
+          /*
+           * Its row holds what the result says (an answer, a decision, what
+           * the tool returned): the result is journaled with the next
+           * checkpoint, the model's next response, not by a commit of its
+           * own. Killed before then, the next driver derives it again from
+           * the row, without running anything twice (docs/design.md §8.2).
+           * Staged, it is in `done` too (the conversation keeps it). But a
+           * handler that ran may have outlived the lease: then the fence is
+           * checked (the results written) before anything more is done.
+           */
+          const entry: NewEntry = {
             key: resultKey(step, call.toolCallId),
             kind: 'tool-result',
             payload: { step, toolCallId: call.toolCallId, toolName: call.toolName, output },
-          })
-          // Journaled, the result is in `done` too (the conversation keeps it)
-          if (refused) return refused
-          await this.#shared.onCheckpoint?.('after-result-saved', run.id)
+          }
+          if (context.handlersRun === handlers) {
+            memory.stage(entry)
+          } else {
+            const refused = await this.#append(memory, entry)
+            if (refused) return refused
+          }
+          await this.#shared.onCheckpoint?.('after-result', run.id)
         }
         if (payload.toolCalls.length === 0) return this.#state.complete(run, payload.text)
       }

@@ -23,6 +23,7 @@ import {
 } from '../helpers/runtime.ts'
 import { defineAgent, type AgentOptions } from '../../src/runtime/define_agent.ts'
 import { AgentRun } from '../../src/persistence/models/agent_run.ts'
+import { JournalRow } from '../../src/persistence/models/journal_row.ts'
 import type { QuestionOutcome } from '../../src/questions/types.ts'
 
 /**
@@ -37,6 +38,11 @@ function setup(steps: ScriptStep[], options: Partial<AgentOptions> = {}) {
       agents: [defineAgent({ name: 'helper', model, instructions: 'Help.', ...options })],
     })
   return { model, runtime }
+}
+
+async function journalKeys(runId: string) {
+  const entries = await JournalRow.query().where('run_id', runId).orderBy('sequence')
+  return entries.map((entry) => entry.key)
 }
 
 test.group(`Runtime asking | ${dbName()}`, (group) => {
@@ -91,6 +97,45 @@ test.group(`Runtime asking | ${dbName()}`, (group) => {
     assert.equal(rows[0].answeredVia, 'api')
     assert.deepEqual((rows[0].outcome as QuestionOutcome).answers, { db: ['mysql'] })
     assert.deepEqual(await fresh.inbox.pending('user:1'), [])
+  })
+
+  test('an answer reaches the model with no write of its own: its result goes with the next response', async ({
+    assert,
+  }) => {
+    const { runtime, model } = setup([[ask('c1', DB_QUESTION)], [say('Using MySQL.')]])
+    const first = runtime()
+    const run = await first.start('helper', { input: 'set up a db', owner: 'user:1' })
+    await first.idle()
+    const [pending] = await first.inbox.pending('user:1')
+
+    // What the journal holds when the resumed run calls the model
+    let atModelCall: string[] = []
+    const resumed = createAgents({
+      agents: [defineAgent({ name: 'helper', model, instructions: 'Help.' })],
+      onCheckpoint: async (point, runId) => {
+        if (point === 'before-model-call' && runId === run.id)
+          atModelCall = await journalKeys(run.id)
+      },
+    })
+    await resumed.inbox.settle(
+      pending.id,
+      { answers: { db: ['mysql'] } },
+      { by: 'user:1', via: 'api' }
+    )
+    await resumed.idle()
+
+    // Killed there, a driver finds what a settle leaves: the row holds the answer (crash.spec.ts)
+    assert.deepEqual(atModelCall, ['input', 'step:1:response'])
+    await run.refresh()
+    assert.equal(run.status, 'completed')
+    assert.include(toolResultOf(model.doGenerateCalls[1], 'c1').value, 'MySQL')
+    assert.deepEqual(await journalKeys(run.id), [
+      'input',
+      'step:1:response',
+      'step:1:tool:c1',
+      'step:2:response',
+    ])
+    assert.equal(run.journalLength, 4)
   })
 
   test('a skip proceeds on the defaults, told to the model as assumptions', async ({ assert }) => {

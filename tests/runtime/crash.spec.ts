@@ -166,7 +166,7 @@ const ACTION_POINTS = [
     told: 'Paint result (error-text): The person approved the call to "paint".\nThe "paint" call was interrupted by a process restart while it ran.',
   },
   {
-    crashAt: 'after-result-saved',
+    crashAt: 'after-result',
     executionAtKill: 'succeeded',
     ranAtKill: 1,
     execution: 'succeeded',

@@ -47,6 +47,11 @@ export type CallContext = {
   claims: OpenClaims
   /** Delivers the effects of transactional actions after their commit */
   outbox: Outbox
+  /**
+   * Tool handlers this drive started: one may outlive the lease, so the
+   * driver checks its fence before the next model call (docs/design.md §8.2)
+   */
+  handlersRun: number
 }
 
 /** The run must wait for a person */

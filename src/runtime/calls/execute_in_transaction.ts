@@ -125,6 +125,7 @@ async function runHandler(
   }
   let value: unknown
   try {
+    context.handlersRun++
     value = (await definition.handle(args, { ...handlerContext, after })) ?? null
   } finally {
     open = false

@@ -142,6 +142,7 @@ export async function executeOnce(
       ...toolContext(run, row.toolCallId ?? row.id, row, edited),
       waits: definition.opensWaits && canAsk(run, context.agent) ? toolWaits(context) : undefined,
     }
+    context.handlersRun++
     const value = (await definition.handle(args, handlerContext)) ?? null
     outcome = { ran: true, execution: 'succeeded', result: { value } }
   } catch (error) {
