@@ -13,7 +13,7 @@
  *   statement is the update, then the inserts. On better-sqlite3 the
  *   transaction runs on the driver itself, its statements prepared once
  *   (./sqlite_writes.ts); elsewhere through knex, one multi-row insert per
- *   table.
+ *   table (and a lone update without a transaction).
  *
  * Conditions are SQL with `?` bindings over unquoted column names, which
  * all three dialects read alike.
@@ -69,6 +69,14 @@ export async function guardedWrite(write: GuardedWrite): Promise<boolean> {
       },
       (matched) => (matched ? write.beforeCommit?.() : undefined)
     )
+  }
+  if (inserts.length === 0 && !write.beforeCommit) {
+    // A lone update is atomic by itself: no transaction around it
+    const updated = await client
+      .from(table)
+      .whereRaw(where, bindings as any[])
+      .update(write.set)
+    return affectedRows(updated) === 1
   }
   return transaction(write.model, async (trx) => {
     const updated = await trx

@@ -27,7 +27,7 @@ import type { ToolDefinition, TransactionalToolContext } from '../define_tool.ts
 import type { AskedEffect } from '../effects/outbox.ts'
 import { isTransient } from '../transient.ts'
 import { toolContext, type CallContext } from './context.ts'
-import { audited, auditExecution } from './execution_audit.ts'
+import { auditedUpdate, auditExecution } from './execution_audit.ts'
 
 type Committed = { result: unknown; effects: AgentEffect[]; at: DateTime }
 
@@ -168,20 +168,19 @@ function ensureOpen(trx: TransactionClientContract, definition: ToolDefinition) 
 async function recordFailure(row: ToolCall, error: unknown): Promise<boolean> {
   const message = error instanceof Error ? error.message : String(error)
   const at = DateTime.now()
-  const failed = await audited(row, 'executed', { execution: 'failed' }, (client) =>
-    ToolCall.query({ client })
-      .where('id', row.id)
-      .whereNull('execution')
-      .update(
-        preparedColumns(row, {
-          execution: 'failed',
-          result: { error: message },
-          executedAt: at,
-          updatedAt: at,
-        })
-      )
+  const failed = await auditedUpdate(
+    row,
+    'executed',
+    { execution: 'failed' },
+    preparedColumns(row, {
+      execution: 'failed',
+      result: { error: message },
+      executedAt: at,
+      updatedAt: at,
+    }),
+    [['id = ?', row.id], ['execution is null']]
   )
-  if (affectedRows(failed) !== 1) return false
+  if (!failed) return false
   Object.assign(row, { execution: 'failed', result: { error: message }, executedAt: at })
   return true
 }

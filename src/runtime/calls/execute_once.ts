@@ -17,7 +17,7 @@ import { expiry, openWait } from './waits.ts'
 import type { ToolOutput } from '../journal.ts'
 import { errorOutput, rowKey, toolContext, type CallContext } from './context.ts'
 import { runInTransaction } from './execute_in_transaction.ts'
-import { audited } from './execution_audit.ts'
+import { auditedUpdate } from './execution_audit.ts'
 
 /**
  * An execution this driver claimed whose outcome is not in the database:
@@ -67,11 +67,12 @@ export async function executeOnce(
   }
   if (row.execution === 'running' && !open) {
     const now = DateTime.now()
-    await audited(row, 'interrupted', {}, (client) =>
-      ToolCall.query({ client })
-        .where('id', row.id)
-        .where('execution', 'running')
-        .update(preparedColumns(row, { execution: 'interrupted', executedAt: now, updatedAt: now }))
+    await auditedUpdate(
+      row,
+      'interrupted',
+      {},
+      preparedColumns(row, { execution: 'interrupted', executedAt: now, updatedAt: now }),
+      [['id = ?', row.id], ["execution = 'running'"]]
     )
     // Waits the dead driver held open mid-call died with its requests
     if (row.claimedBy) await context.inbox.withdrawHeld(run.id, row.claimedBy)
@@ -169,15 +170,15 @@ async function record(
 ): Promise<ToolOutput> {
   const { execution, result } = outcome
   const now = DateTime.now()
-  const recorded = await audited(row, 'executed', { execution }, (client) =>
-    ToolCall.query({ client })
-      .where('id', row.id)
-      .where('execution', 'running')
-      .where('claimed_by', context.owner)
-      .update(preparedColumns(row, { execution, result, executedAt: now, updatedAt: now }))
+  const recorded = await auditedUpdate(
+    row,
+    'executed',
+    { execution },
+    preparedColumns(row, { execution, result, executedAt: now, updatedAt: now }),
+    [['id = ?', row.id], ["execution = 'running'"], ['claimed_by = ?', context.owner]]
   )
   context.claims.delete(row.id)
-  if (affectedRows(recorded) !== 1) {
+  if (!recorded) {
     const fresh = await ToolCall.findOrFail(row.id)
     return executeOnce(context, definition, fresh, args, approvalText)
   }

@@ -7,9 +7,9 @@
 
 import type { TransactionClientContract } from '@adonisjs/lucid/types/database'
 import { ToolCall } from '../../persistence/models/tool_call.ts'
-import { affectedRows } from '../../persistence/prepared_columns.ts'
-import { transaction } from '../../persistence/transaction.ts'
-import { appendEvents } from '../../inbox/audit_log.ts'
+import { InboxEvent } from '../../persistence/models/inbox_event.ts'
+import { guardedWrite, type Condition } from '../../persistence/guarded_write.ts'
+import { appendEvents, eventColumns, type AuditEntry } from '../../inbox/audit_log.ts'
 import { viewDigest } from '../../governance/view.ts'
 
 type ExecutionEvent = 'executed' | 'interrupted'
@@ -28,27 +28,37 @@ export async function auditExecution(
   data: Record<string, unknown>,
   trx: TransactionClientContract
 ) {
-  if (!governed(row)) return
-  await appendEvents(
-    [{ type, runId: row.runId, rowId: row.id, channel: 'runtime', digest: viewDigest(row), data }],
-    trx
-  )
+  if (governed(row)) await appendEvents([entryOf(row, type, data)], trx)
+}
+
+function entryOf(row: ToolCall, type: ExecutionEvent, data: Record<string, unknown>): AuditEntry {
+  return {
+    type,
+    runId: row.runId,
+    rowId: row.id,
+    channel: 'runtime',
+    digest: viewDigest(row),
+    data,
+  }
 }
 
 /**
- * Runs an execution's conditional update, and for a governed row appends
- * its entry in the same transaction when the update changed it.
+ * An execution's conditional update (`set` where `where`), and for a
+ * governed row its audit entry, written only when the update matched: a
+ * guarded write, one statement on PostgreSQL. True when it matched.
  */
-export async function audited(
+export function auditedUpdate(
   row: ToolCall,
   type: ExecutionEvent,
   data: Record<string, unknown>,
-  update: (client?: TransactionClientContract) => Promise<unknown>
-): Promise<unknown> {
-  if (!governed(row)) return update()
-  return transaction(ToolCall, async (trx) => {
-    const changed = await update(trx)
-    if (affectedRows(changed) === 1) await auditExecution(row, type, data, trx)
-    return changed
+  set: Record<string, unknown>,
+  where: Condition[]
+): Promise<boolean> {
+  const entries = governed(row) ? [entryOf(row, type, data)] : []
+  return guardedWrite({
+    model: ToolCall,
+    set,
+    where,
+    inserts: [[InboxEvent.table, eventColumns(entries)]],
   })
 }
