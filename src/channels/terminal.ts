@@ -11,12 +11,14 @@
 import { userInfo } from 'node:os'
 import { createInterface, type Interface } from 'node:readline'
 import type { Inbox } from '../inbox/inbox.ts'
+import { viewDigest } from '../governance/view.ts'
 import { waitsForAnswers } from '../inbox/wait.ts'
 import {
   AlreadySettledException,
   E_CANCELLED,
   E_EXPIRED,
   E_NOT_FOUND,
+  E_STALE_VIEW,
   InvalidReplyException,
 } from '../errors.ts'
 import type { DecisionReply, QuestionSet, Reply } from '../questions/types.ts'
@@ -199,8 +201,8 @@ export type TerminalSettlement =
   | { result: 'lost'; message: string }
   | { result: 'aborted' }
 
-/** What the inbox throws when the row was lost to another channel, or is gone */
-const LOST = [AlreadySettledException, E_EXPIRED, E_CANCELLED, E_NOT_FOUND]
+/** What the inbox throws when the row was lost to another channel, is gone, or changed since shown */
+const LOST = [AlreadySettledException, E_EXPIRED, E_CANCELLED, E_NOT_FOUND, E_STALE_VIEW]
 
 /**
  * Asks a row's reply on the terminal and settles it through the inbox as
@@ -222,7 +224,12 @@ export async function settleFromTerminal(
     const reply = await askReply(row, reader, write)
     if (!reply) return { result: 'aborted' }
     try {
-      const settled = await inbox.settle(row.id, reply, { by, via: 'terminal' })
+      // Bound to what was printed: a row changed since is refused (E_STALE_VIEW)
+      const settled = await inbox.settle(row.id, reply, {
+        by,
+        via: 'terminal',
+        view: viewDigest(row),
+      })
       return { result: 'settled', status: settled.status }
     } catch (error) {
       if (error instanceof InvalidReplyException) {

@@ -37,7 +37,7 @@ import { CANCELLED, WAIT, type CallContext } from './calls/context.ts'
 import { handleIntake } from './calls/intake.ts'
 import { toolset } from './calls/toolset.ts'
 import type { AgentDefinition } from './define_agent.ts'
-import { resultKey, rowCallId, type OnCheckpoint } from './journal.ts'
+import { rowCallId, type OnCheckpoint } from './journal.ts'
 import { renderInput } from './journal_messages.ts'
 import { DEFAULT_LEASE_TTL, Lease } from './lease.ts'
 import { Outbox } from './effects/outbox.ts'
@@ -258,27 +258,9 @@ export class RunDriver {
               : await handleAppTool(context, call, stored, row)
           if (output === WAIT) return this.#state.wait(run)
           if (output === CANCELLED) return 'cancelled'
-          /*
-           * Its row holds what the result says (an answer, a decision, what
-           * the tool returned): the result is journaled with the next
-           * checkpoint, the model's next response, not by a commit of its
-           * own. Killed before then, the next driver derives it again from
-           * the row, without running anything twice (docs/design.md §8.2).
-           * Staged, it is in `done` too (the conversation keeps it). But a
-           * handler that ran may have outlived the lease: then the fence is
-           * checked (the results written) before anything more is done.
-           */
-          const entry: NewEntry = {
-            key: resultKey(step, call.toolCallId),
-            kind: 'tool-result',
-            payload: { step, toolCallId: call.toolCallId, toolName: call.toolName, output },
-          }
-          if (context.handlersRun === handlers) {
-            memory.stage(entry)
-          } else {
-            const refused = await this.#append(memory, entry)
-            if (refused) return refused
-          }
+          // Journaled with the next response, or at once after a handler ran (run_memory.ts)
+          const ran = context.handlersRun !== handlers
+          if (!(await memory.result(step, call, output, ran))) return this.#state.stopped(run)
           await this.#shared.onCheckpoint?.('after-result', run.id)
         }
         if (payload.toolCalls.length === 0) return this.#state.complete(run, payload.text)

@@ -16,7 +16,7 @@ import { nextSequence, preparedRows, readRows } from '../persistence/prepared_co
 import { allRows } from '../persistence/sqlite_writes.ts'
 import { writeCheckpoint } from './checkpoint_write.ts'
 import { Conversation } from './journal_messages.ts'
-import type { JournalEntry, JournalPayloads } from './journal.ts'
+import { resultKey, type JournalEntry, type JournalPayloads, type ToolOutput } from './journal.ts'
 import type { Lease } from './lease.ts'
 
 /**
@@ -133,6 +133,31 @@ export class RunMemory {
   stage(entry: NewEntry): void {
     this.#staged.push(entry)
     this.#remember(entry)
+  }
+
+  /**
+   * Adds the result of a call of `step`. Its row holds what it says (an answer, a
+   * decision, what the tool returned), so it is staged, journaled with the
+   * next checkpoint (the model's next response), not by a commit of its
+   * own: killed before then, the next driver derives it again from the row
+   * without running anything twice (docs/design.md §8.2). But a handler that
+   * ran (`handlerRan`) may have outlived the lease: then it is written at
+   * once, and false (nothing written) says the fence refused it.
+   */
+  async result(
+    step: number,
+    call: { toolCallId: string; toolName: string },
+    output: ToolOutput,
+    handlerRan: boolean
+  ): Promise<boolean> {
+    const entry: NewEntry = {
+      key: resultKey(step, call.toolCallId),
+      kind: 'tool-result',
+      payload: { step, toolCallId: call.toolCallId, toolName: call.toolName, output },
+    }
+    if (handlerRan) return this.checkpoint([entry])
+    this.stage(entry)
+    return true
   }
 
   /**

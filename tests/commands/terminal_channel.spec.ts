@@ -15,7 +15,8 @@ import {
   type LineReader,
   type TerminalRow,
 } from '../../src/channels/terminal.ts'
-import { AlreadySettledException, InvalidReplyException } from '../../src/errors.ts'
+import { AlreadySettledException, E_STALE_VIEW, InvalidReplyException } from '../../src/errors.ts'
+import { viewDigest } from '../../src/governance/view.ts'
 import { NO_TERMINAL_REASON } from '../../src/channels/terminal_answers.ts'
 import { RELEASE_QUESTIONS } from '../fixtures/terminal_agents.ts'
 
@@ -126,7 +127,8 @@ test.group('Terminal channel | settling', () => {
       {
         rowId: 'row-2',
         reply: { approved: true },
-        options: { by: 'terminal:ada', via: 'terminal' },
+        // Bound to the row as it was printed
+        options: { by: 'terminal:ada', via: 'terminal', view: viewDigest(actionRow) },
       },
     ])
   })
@@ -169,6 +171,22 @@ test.group('Terminal channel | settling', () => {
     )
     assert.equal(settlement.result, 'lost')
     assert.match((settlement as { message: string }).message, /already settled by user:1 via web/)
+
+    // Changed since it was printed: nothing applied, reported like a row lost
+    const changed = {
+      async settle(): Promise<any> {
+        throw new E_STALE_VIEW(['row-2'])
+      },
+    }
+    const stale = await settleFromTerminal(
+      changed,
+      actionRow,
+      scripted(['y']).reader,
+      recorder().write,
+      'terminal:ada'
+    )
+    assert.equal(stale.result, 'lost')
+    assert.match((stale as { message: string }).message, /another version of row row-2/)
 
     const broken = {
       async settle(): Promise<any> {
