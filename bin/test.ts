@@ -18,9 +18,12 @@ register('../tests/helpers/stub_imports.mjs', import.meta.url)
 
 /*
  * The port the HTTP suites listen on (tests/helpers/http.ts), picked per
- * process so parallel runs on one machine do not collide.
+ * process so parallel runs on one machine do not collide, and below
+ * Linux's ephemeral range (32768–60999): between two groups, a server
+ * listening on port 0 or an outgoing connection could take a port from
+ * that range and fail the next group's listen with EADDRINUSE.
  */
-process.env.TEST_HTTP_PORT ??= String(38_000 + (process.pid % 2000))
+process.env.TEST_HTTP_PORT ??= String(20_000 + (process.pid % 10_000))
 
 // The queue and live-update suites' Redis database, this run's own (tests/helpers/redis_db.ts)
 const releaseRedisDb = await claimRedisDb()
