@@ -23,7 +23,7 @@ register('../tests/helpers/stub_imports.mjs', import.meta.url)
  * listening on port 0 or an outgoing connection could take a port from
  * that range and fail the next group's listen with EADDRINUSE.
  */
-process.env.TEST_HTTP_PORT ??= String(20_000 + (process.pid % 10_000))
+process.env.TEST_HTTP_PORT ??= String(21_000 + (process.pid % 4000))
 
 // The queue and live-update suites' Redis database, this run's own (tests/helpers/redis_db.ts)
 const releaseRedisDb = await claimRedisDb()
