@@ -193,8 +193,8 @@ export class RowSettler {
    * Settles every row due now by its policy, in set-based batches (see
    * src/inbox/expiry.ts). Returns the rows this call settled.
    */
-  expireDue(options: Omit<ExpiryOptions, 'now' | 'limits'> = {}): Promise<ToolCall[]> {
-    return sweepDue({ ...options, now: this.#now(), limits: this.#options.limits })
+  expireDue(options: Omit<ExpiryOptions, 'limits' | 'now'> & { now?: DateTime } = {}) {
+    return sweepDue({ now: this.#now(), ...options, limits: this.#options.limits })
   }
 
   /**

@@ -48,6 +48,7 @@ export function expiry(agent: AgentDefinition) {
   return {
     onExpiry: agent.expiry.onExpiry,
     expiresAt: agent.expiry.ttl ? DateTime.now().plus({ milliseconds: agent.expiry.ttl }) : null,
+    ladder: agent.expiry.ladder,
   }
 }
 
