@@ -13,6 +13,7 @@ import {
   AlreadySettledException,
   E_CANCELLED,
   E_EXPIRED,
+  E_STALE_VIEW,
   E_NOT_FOUND,
   InvalidReplyException,
 } from '../errors.ts'
@@ -155,6 +156,9 @@ export class RowSettler {
      * so a late reply never leaves it hanging.
      */
     const fresh = await ToolCall.findOrFail(row.id)
+    // A ladder step ran since the read (docs/design.md §7.7): decide on the row as it is now
+    const unexpired = !fresh.expiresAt || fresh.expiresAt > now
+    if (fresh.status === 'pending' && unexpired) throw new E_STALE_VIEW([row.id])
     if (fresh.status === 'pending') {
       await this.#expireLate(fresh)
       throw new E_EXPIRED([row.id])

@@ -14,8 +14,9 @@ import { transaction } from '../persistence/transaction.ts'
 import { appendEvents, type AuditEntry } from './audit_log.ts'
 
 /**
- * Writes `changes` over `row` if it is still pending and unexpired at
- * `now`, then `entries` and `grant`. True when this call won.
+ * Writes `changes` over `row` if it is still pending, unexpired at `now`
+ * and at the ladder step it was read at, then `entries` and `grant`. True
+ * when this call won.
  */
 export function writeSettlement(
   row: ToolCall,
@@ -32,6 +33,8 @@ export function writeSettlement(
       .where('id', row.id)
       .where('status', 'pending')
       .where((unexpired) => unexpired.whereNull('expires_at').orWhere('expires_at', '>', at))
+      // No ladder step ran since the read: a reassign changes who may settle (docs/design.md §7.7)
+      .if(typeof row.ladderStep === 'number', (query) => query.where('ladder_step', row.ladderStep))
       .update(payload)
     if (affectedRows(affected) !== 1) return false
     if (grant) {
