@@ -23,4 +23,5 @@ export {
   verifyWebhook,
   SIGNATURE_HEADER,
 } from './src/notify/main.ts'
+export type { NotificationsConfig, Preferences } from './src/notify/main.ts'
 export type { RunExecutor } from './src/runtime/executor.ts'

@@ -134,7 +134,12 @@ export default class AgentInboxProvider {
       const { Notifier } = await import('../src/notify/notifier.ts')
       const { linkMaker } = await import('../src/http/mail_links.ts')
       const make = (binding: string) => this.app.container.make(binding as any)
-      const router = () => this.app.container.make('router')
+      const router = async () => {
+        const routes = await this.app.container.make('router')
+        // A console process (a job, `node ace`) never boots the server that commits the routes
+        if (this.app.getEnvironment() !== 'web') routes.commit()
+        return routes
+      }
       this.#notifier = new Notifier(settings, make, async () => linkMaker(await router(), settings))
       return this.#notifier
     })
