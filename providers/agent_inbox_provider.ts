@@ -199,7 +199,8 @@ export default class AgentInboxProvider {
         exclusive(locks, LOCKS.sweep, 120_000, async () => {
           await agents.sweep()
           // What the ladders told and the digests whose interval ended
-          await (await this.app.container.make('agents.notifier'))?.dispatch()
+          const notifier = await this.app.container.make('agents.notifier')
+          await notifier?.dispatch()
         }).catch((error) => debug('sweep failed %O', error))
       }, config.sweepInterval)
       this.#sweeper.unref()

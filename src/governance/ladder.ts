@@ -26,8 +26,7 @@ import { tally, type QuorumSpec, type Vote } from './quorum.ts'
  * }
  */
 export type LadderStep =
-  | { after: Duration; remind: true }
-  | { after: Duration; reassign: string | string[] }
+  { after: Duration; remind: true } | { after: Duration; reassign: string | string[] }
 
 /** A step as stored on the row: when it is due and, once run, when it ran and what it did */
 export type LadderEntry = {
@@ -72,7 +71,9 @@ export function resolveLadder(steps: LadderStep[] | undefined, openedAt: DateTim
   if (!steps || steps.length === 0) return { ladder: null, ladderDueAt: null }
   const ladder: LadderState = steps.map((step) => ({
     at: openedAt.plus({ milliseconds: durationMs(step.after) }).toISO()!,
-    ...('reassign' in step ? { do: 'reassign' as const, to: [step.reassign].flat() } : { do: 'remind' as const }),
+    ...('reassign' in step
+      ? { do: 'reassign' as const, to: [step.reassign].flat() }
+      : { do: 'remind' as const }),
   }))
   return { ladder, ladderDueAt: DateTime.fromISO(ladder[0].at) }
 }
@@ -120,14 +121,22 @@ export function ladderNote(row: LadderedRow, now: DateTime): string | null {
   const done = row.ladder?.[row.ladderStep - 1]
   if (done?.doneAt) {
     const ago = span(now.diff(DateTime.fromISO(done.doneAt)).toMillis())
-    parts.push(done.do === 'remind' ? `reminded ${ago} ago` : `escalated to ${names(done)} ${ago} ago`)
+    parts.push(
+      done.do === 'remind' ? `reminded ${ago} ago` : `escalated to ${names(done)} ${ago} ago`
+    )
   }
   const next = row.ladder?.[row.ladderStep]
   if (next) {
     const within = span(DateTime.fromISO(next.at).diff(now).toMillis())
-    parts.push(next.do === 'remind' ? `reminder in ${within}` : `escalates to ${names(next)} in ${within}`)
+    parts.push(
+      next.do === 'remind' ? `reminder in ${within}` : `escalates to ${names(next)} in ${within}`
+    )
   } else if (row.expiresAt) {
-    const policy = { defaults: 'takes its defaults', reject: 'is rejected', cancel: 'cancels the run' }
+    const policy = {
+      defaults: 'takes its defaults',
+      reject: 'is rejected',
+      cancel: 'cancels the run',
+    }
     parts.push(`${policy[row.onExpiry]} in ${span(row.expiresAt.diff(now).toMillis())}`)
   }
   return parts.length > 0 ? parts.join('; ') : null

@@ -21,7 +21,10 @@ export const MAIL_ROUTE = 'agent_inbox.mail'
  * Makes the signed links of rows, when the app registered the inbox's
  * routes; null without them (mails then carry the inbox's link alone).
  */
-export function linkMaker(router: HttpRouterService, config: NotificationsConfig): LinkMaker | null {
+export function linkMaker(
+  router: HttpRouterService,
+  config: NotificationsConfig
+): LinkMaker | null {
   if (!router.has(MAIL_ROUTE)) return null
   const urls = router.urlBuilder as unknown as {
     signedUrlFor(name: string, params: Record<string, string>, options: object): string
@@ -35,7 +38,9 @@ export function linkMaker(router: HttpRouterService, config: NotificationsConfig
     inboxUrl: base ? `${base}${urls.urlFor('agent_inbox.index')}` : null,
     links(row, person) {
       if (waitsForAnswers(row)) {
-        return [{ action: 'confirm', label: 'Confirm the defaults', url: link(row, person, 'confirm') }]
+        return [
+          { action: 'confirm', label: 'Confirm the defaults', url: link(row, person, 'confirm') },
+        ]
       }
       return [
         { action: 'approve', label: 'Approve', url: link(row, person, 'approve') },

@@ -67,7 +67,10 @@ export function settledPage(row: ToolCall, names: Record<string, string>, mine: 
  * A pending row whose vote was counted without deciding it (a quorum).
  */
 export function votedPage() {
-  return layout('Vote counted', '<h1>Vote counted</h1><p role="status">Your vote is counted; the approval waits for the others.</p>')
+  return layout(
+    'Vote counted',
+    '<h1>Vote counted</h1><p role="status">Your vote is counted; the approval waits for the others.</p>'
+  )
 }
 
 /**

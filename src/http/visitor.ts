@@ -68,7 +68,7 @@ export async function authorizedRow(ctx: HttpContext, visitor: Visitor): Promise
  */
 export async function mayDecide(
   ctx: HttpContext,
-  visitor: Pick<Visitor, "access" | "person">,
+  visitor: Pick<Visitor, 'access' | 'person'>,
   row: ToolCall
 ): Promise<boolean> {
   const approvers = quorumOf(row)?.stages.flatMap((stage) => stage.approvers) ?? []

@@ -92,7 +92,10 @@ async function runStep(
     // A ladder read back without the step its index names: nothing left to run
     changes.ladderDueAt = null
   } else if (entry.do === 'remind') {
-    notices = settlers(row.ownerId, spec, votes).map((personId) => ({ personId, reason: 'reminded' }))
+    notices = settlers(row.ownerId, spec, votes).map((personId) => ({
+      personId,
+      reason: 'reminded',
+    }))
     changes.ladder = ranStep(row.ladder!, index, now)
     data = { ...data, do: 'remind', to: notices.map((notice) => notice.personId) }
   } else {
@@ -100,7 +103,10 @@ async function runStep(
     const change = reassignment(row, spec, votes, people)
     changes.ownerId = change.ownerId
     changes.request = change.request
-    changes.ladder = ranStep(row.ladder!, index, now, { from: change.from, assigned: change.assigned })
+    changes.ladder = ranStep(row.ladder!, index, now, {
+      from: change.from,
+      assigned: change.assigned,
+    })
     if (change.assigned.length > 0 && row.kind === 'action') {
       const stage = change.stage ?? 0
       const records = change.assigned.map((personId) => ({ personId, stage }))

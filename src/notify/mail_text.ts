@@ -52,7 +52,9 @@ export function rowMail(notice: RowNotice, person: Recipient, inboxUrl: string |
     ...lines.map((line) => `  ${line}`),
     ...(notice.note ? ['', notice.note] : []),
     '',
-    ...(notice.reason === 'released' ? [] : notice.links.map((link) => `${link.label}: ${link.url}`)),
+    ...(notice.reason === 'released'
+      ? []
+      : notice.links.map((link) => `${link.label}: ${link.url}`)),
     ...(inboxUrl ? [`Open the inbox: ${inboxUrl}`] : []),
   ].join('\n')
   const html = [
@@ -98,7 +100,9 @@ function section(notice: RowNotice): string {
   const links =
     notice.reason === 'released'
       ? ''
-      : notice.links.map((link) => `<a href="${escape(link.url)}">${escape(link.label)}</a>`).join(' · ')
+      : notice.links
+          .map((link) => `<a href="${escape(link.url)}">${escape(link.label)}</a>`)
+          .join(' · ')
   return [
     `<p><strong>${escape(title)}</strong> — ${WHY[notice.reason]}</p>`,
     `<ul>${lines.map((line) => `<li>${escape(line)}</li>`).join('')}</ul>`,

@@ -12,7 +12,7 @@
  * inbox whatever happens to its mail.
  */
 
-import { DateTime } from 'luxon'
+import type { DateTime } from 'luxon'
 import type { TransactionClientContract } from '@adonisjs/lucid/types/database'
 import { Notification } from '../persistence/models/notification.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
@@ -84,7 +84,10 @@ async function claim(
     const sentAt = preparedColumns(new Notification(), { sentAt: now }).sent_at
     if (!pref) {
       // Nobody to tell (the hook knows no such person): the notices are done with
-      await trx.from(Notification.table).whereIn('id', ids(mine)).update({ sent_at: sentAt, last_error: 'no preferences' })
+      await trx
+        .from(Notification.table)
+        .whereIn('id', ids(mine))
+        .update({ sent_at: sentAt, last_error: 'no preferences' })
       continue
     }
     const quiet = quietUntil(now, pref.quietHours)
@@ -120,37 +123,38 @@ async function claim(
  * Delivers a claim through the person's channels: a digest, or a message
  * per row still pending. Gives the notices back when a channel fails.
  */
-async function deliver(claim: Claim, options: OutboxOptions): Promise<number> {
-  const rowIds = [...new Set(claim.entries.map((entry) => entry.rowId))]
+async function deliver(item: Claim, options: OutboxOptions): Promise<number> {
+  const rowIds = [...new Set(item.entries.map((entry) => entry.rowId))]
   const rows = readRows(ToolCall, await ToolCall.query().whereIn('id', rowIds).pojo())
   const byId = new Map(rows.map((row) => [row.id, row]))
-  const notices: RowNotice[] = claim.entries.flatMap((entry) => {
+  const notices: RowNotice[] = item.entries.flatMap((entry) => {
     const row = byId.get(entry.rowId)
     // A row settled before its notice went out needs nobody any more
     if (!row || row.status !== 'pending') return []
-    const links = entry.reason === 'released' ? [] : options.links(row, claim.person.id)
+    const links = entry.reason === 'released' ? [] : options.links(row, item.person.id)
     return [{ row, reason: entry.reason, links, note: ladderNote(row, options.now) }]
   })
   if (notices.length === 0) return 0
-  const named = claim.prefs.channels
+  const named = item.prefs.channels
   const channels = options.channels.filter((channel) => !named || named.includes(channel.name))
   try {
     for (const channel of channels) {
       const personal = (notice: RowNotice) => ({
         ...notice,
-        links: channel.render?.(notice, claim.person) ?? notice.links,
+        links: channel.render?.(notice, item.person) ?? notice.links,
       })
-      if (claim.digest && channel.digest) {
-        await channel.digest(notices.map(personal), claim.person, options.context)
+      if (item.digest && channel.digest) {
+        await channel.digest(notices.map(personal), item.person, options.context)
       } else {
-        for (const notice of notices) await channel.notify(personal(notice), claim.person, options.context)
+        for (const notice of notices)
+          await channel.notify(personal(notice), item.person, options.context)
       }
     }
-    debug('notified %s of %d rows', claim.person.id, notices.length)
+    debug('notified %s of %d rows', item.person.id, notices.length)
     return notices.length
   } catch (error) {
-    debug('notifying %s failed %O', claim.person.id, error)
-    await giveBack(claim.entries, options, error)
+    debug('notifying %s failed %O', item.person.id, error)
+    await giveBack(item.entries, options, error)
     return 0
   }
 }

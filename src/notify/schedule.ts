@@ -3,7 +3,7 @@
  * of a person's quiet hours, or with their digest, one per interval.
  */
 
-import { DateTime } from 'luxon'
+import type { DateTime } from 'luxon'
 
 /** Hours a person is not to be disturbed, `HH:mm` in their time zone (may span midnight) */
 export type QuietHours = { from: string; to: string; zone?: string }

@@ -50,7 +50,10 @@ export function webhookChannel(options: WebhookChannelOptions) {
     const at = Math.floor(Date.now() / 1000)
     const response = await fetch(options.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signWebhook(options.secret, body, at) },
+      headers: {
+        'content-type': 'application/json',
+        [SIGNATURE_HEADER]: signWebhook(options.secret, body, at),
+      },
       body,
       signal: AbortSignal.timeout(options.timeout ?? 10_000),
     })

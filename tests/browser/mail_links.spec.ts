@@ -52,7 +52,8 @@ test.group(`Mail links | ${dbName()}`, (group) => {
     await page.getByRole('heading', { name: 'Approve?' }).waitFor()
     await page.getByText('Deploy main to production').waitFor()
     // Opening the link decided nothing
-    assert.equal((await ToolCall.findOrFail(row.id)).status, 'pending')
+    const opened = await ToolCall.findOrFail(row.id)
+    assert.equal(opened.status, 'pending')
 
     await page.getByRole('button', { name: 'Approve' }).click()
     await page.getByRole('heading', { name: 'Done' }).waitFor()
@@ -98,17 +99,22 @@ test.group(`Mail links | ${dbName()}`, (group) => {
     // A decision on another version of the row than the page showed
     const stale = await page.request.post(approve, { form: { digest: 'f'.repeat(64) } })
     assert.equal(stale.status(), 409)
-    assert.equal((await ToolCall.findOrFail(row.id)).status, 'pending')
+    const untouched = await ToolCall.findOrFail(row.id)
+    assert.equal(untouched.status, 'pending')
   })
 
   test('a link to a row settled elsewhere says who settled it', async ({ assert, cleanup }) => {
     const row = await app.openApproval('ada', 'Drop the staging database')
     const [mail] = await app.smtp.received(1)
     const reject = mailLinks(mail).Reject[0]
-    await app.agents.inbox.settle(row, { approved: false, reason: 'not today' }, {
-      by: 'grace',
-      via: 'web',
-    })
+    await app.agents.inbox.settle(
+      row,
+      { approved: false, reason: 'not today' },
+      {
+        by: 'grace',
+        via: 'web',
+      }
+    )
     const session = await browser.newContext()
     cleanup(() => session.close())
     const page = await session.newPage()
@@ -118,10 +124,14 @@ test.group(`Mail links | ${dbName()}`, (group) => {
     assert.equal(await page.getByRole('button').count(), 0)
     const posted = await page.request.post(reject, { form: { digest: viewDigest(row) } })
     assert.equal(posted.status(), 409)
-    assert.equal((await ToolCall.findOrFail(row.id)).answeredBy, 'grace')
+    const decided = await ToolCall.findOrFail(row.id)
+    assert.equal(decided.answeredBy, 'grace')
   })
 
-  test('a question set is confirmed on its defaults through its link', async ({ assert, cleanup }) => {
+  test('a question set is confirmed on its defaults through its link', async ({
+    assert,
+    cleanup,
+  }) => {
     const row = await app.agents.inbox.open(
       { id: null, ownerId: 'ada' },
       {

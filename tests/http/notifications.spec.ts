@@ -35,7 +35,8 @@ test.group(`Notifications | ${dbName()}`, (group) => {
     assert,
   }) => {
     app.people.dave = { email: 'dave@example.test', name: 'Dave', digest: 30 }
-    for (let index = 1; index <= 10; index++) await app.openApproval('dave', `Deploy build ${index}`)
+    for (let index = 1; index <= 10; index++)
+      await app.openApproval('dave', `Deploy build ${index}`)
     await app.notifier.idle()
     // Within the interval: held, nothing sent
     await app.notifier.dispatch(DateTime.now().plus({ minutes: 10 }))
@@ -105,7 +106,8 @@ test.group(`Notifications | ${dbName()}`, (group) => {
     const released = app.smtp.to('ada@example.test').at(-1)!
     assert.include(released.subject, 'was handed to someone else')
     assert.isUndefined(mailLinks(released).Approve)
-    assert.equal((await ToolCall.findOrFail(row.id)).status, 'pending')
+    const handedOn = await ToolCall.findOrFail(row.id)
+    assert.equal(handedOn.status, 'pending')
   })
 
   test('the webhook posts signed JSON a bot settles the row with', async ({ assert }) => {
@@ -126,12 +128,17 @@ test.group(`Notifications | ${dbName()}`, (group) => {
     assert.lengthOf(payload.rows[0].links, 2)
 
     // The bot replies with the digest it was sent (over HTTP it would POST it to the reply route)
-    await app.agents.inbox.settle(row.id, { approved: true }, {
-      by: 'bot',
-      via: 'api',
-      view: payload.rows[0].digest,
-      requireView: true,
-    })
-    assert.equal((await ToolCall.findOrFail(row.id)).status, 'approved')
+    await app.agents.inbox.settle(
+      row.id,
+      { approved: true },
+      {
+        by: 'bot',
+        via: 'api',
+        view: payload.rows[0].digest,
+        requireView: true,
+      }
+    )
+    const decided = await ToolCall.findOrFail(row.id)
+    assert.equal(decided.status, 'approved')
   })
 })

@@ -113,8 +113,14 @@ test.group(`Escalation ladders | ${dbName()}`, (group) => {
       'reassigned:linus',
       'released:ada',
     ])
-    assert.match(ladderNote(reassigned, reassignAt)!, /^escalated to @oncall 1 min ago; is rejected in 20 h$/)
-    const event = await InboxEvent.query().where('row_id', row.id).where('type', 'reassigned').firstOrFail()
+    assert.match(
+      ladderNote(reassigned, reassignAt)!,
+      /^escalated to @oncall 1 min ago; is rejected in 20 h$/
+    )
+    const event = await InboxEvent.query()
+      .where('row_id', row.id)
+      .where('type', 'reassigned')
+      .firstOrFail()
     assert.deepInclude(event.data as object, { from: ['ada'], assigned: ['grace', 'linus'] })
 
     const expireAt = t0.plus({ hours: 24, minutes: 1 })
@@ -132,12 +138,16 @@ test.group(`Escalation ladders | ${dbName()}`, (group) => {
     const row = await openDeploy(sweepers[0], t0)
     await sweepBoth(sweepers, t0.plus({ hours: 1, minutes: 1 }))
     const current = await ToolCall.findOrFail(row.id)
-    await sweepers[1].inbox.settle(current, { approved: true }, {
-      by: 'ada',
-      via: 'api',
-      view: viewDigest(current),
-      requireView: true,
-    })
+    await sweepers[1].inbox.settle(
+      current,
+      { approved: true },
+      {
+        by: 'ada',
+        via: 'api',
+        view: viewDigest(current),
+        requireView: true,
+      }
+    )
     await sweepBoth(sweepers, t0.plus({ hours: 4, minutes: 1 }))
     await sweepBoth(sweepers, t0.plus({ hours: 25 }))
     const settled = await ToolCall.findOrFail(row.id)
@@ -158,12 +168,16 @@ test.group(`Escalation ladders | ${dbName()}`, (group) => {
       const shown = await ToolCall.findOrFail(row.id)
       const [, reply] = await Promise.allSettled([
         sweepBoth(sweepers, t0.plus({ hours: 4, minutes: 1 })),
-        sweepers[1].inbox.settle(shown, { approved: true }, {
-          by: 'ada',
-          via: 'api',
-          view: viewDigest(shown),
-          requireView: true,
-        }),
+        sweepers[1].inbox.settle(
+          shown,
+          { approved: true },
+          {
+            by: 'ada',
+            via: 'api',
+            view: viewDigest(shown),
+            requireView: true,
+          }
+        ),
       ])
       const types = await eventTypes(row.id)
       const after = await ToolCall.findOrFail(row.id)
@@ -184,8 +198,18 @@ test.group(`Escalation ladders | ${dbName()}`, (group) => {
   })
 
   test('a ladder is checked when it is defined', ({ assert }) => {
-    assert.throws(() => checkLadder([{ after: '2h', remind: true }, { after: '1h', remind: true }]), /in order/)
-    assert.throws(() => checkLadder([{ after: '25h', remind: true }], 86_400_000), /before the expiry/)
+    assert.throws(
+      () =>
+        checkLadder([
+          { after: '2h', remind: true },
+          { after: '1h', remind: true },
+        ]),
+      /in order/
+    )
+    assert.throws(
+      () => checkLadder([{ after: '25h', remind: true }], 86_400_000),
+      /before the expiry/
+    )
     assert.throws(() => checkLadder([{ after: '1h', reassign: [] }]), /remind: true, or reassign/)
     assert.doesNotThrow(() => checkLadder(LADDER, 86_400_000))
   })
