@@ -344,6 +344,6 @@ export class Inbox {
 
   /** Runs the ladder steps due (at `now`, by default the inbox's clock): ./ladder_steps.ts */
   runLadders(options: Omit<LadderOptions, 'notify' | 'now'> & { now?: DateTime } = {}) {
-    return runLadders({ now: this.#now(), ...options, notify: this.#notify })
+    return runLadders({ ...options, now: options.now ?? this.#now(), notify: this.#notify })
   }
 }

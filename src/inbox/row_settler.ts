@@ -198,7 +198,7 @@ export class RowSettler {
    * src/inbox/expiry.ts). Returns the rows this call settled.
    */
   expireDue(options: Omit<ExpiryOptions, 'limits' | 'now'> & { now?: DateTime } = {}) {
-    return sweepDue({ now: this.#now(), ...options, limits: this.#options.limits })
+    return sweepDue({ ...options, now: options.now ?? this.#now(), limits: this.#options.limits })
   }
 
   /**
