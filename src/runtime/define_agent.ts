@@ -100,7 +100,7 @@ export function defineAgent(options: AgentOptions): AgentDefinition {
     expiry: {
       ttl: options.expiry?.ttl,
       onExpiry: options.expiry?.onExpiry ?? 'defaults',
-      ladder: checkedLadder(options.name, options.expiry),
+      ...checkedLadder(options.name, options.expiry),
     },
     mcp: options.mcp ?? [],
   }
@@ -110,12 +110,12 @@ export function defineAgent(options: AgentOptions): AgentDefinition {
  * The agent's ladder, checked when it is defined (in order, before the
  * expiry): a bad step is a boot error naming the agent.
  */
-function checkedLadder(agent: string, expiry?: ExpiryOptions): LadderStep[] | undefined {
-  if (!expiry?.ladder?.length) return undefined
+function checkedLadder(agent: string, expiry?: ExpiryOptions): { ladder?: LadderStep[] } {
+  if (!expiry?.ladder?.length) return {}
   try {
     checkLadder(expiry.ladder, expiry.ttl)
   } catch (error) {
     throw new Error(`Agent "${agent}": expiry.${(error as Error).message}`)
   }
-  return expiry.ladder
+  return { ladder: expiry.ladder }
 }
