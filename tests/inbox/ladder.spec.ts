@@ -19,6 +19,11 @@ import { Approver } from '../../src/persistence/models/approver.ts'
 import { viewDigest } from '../../src/governance/view.ts'
 import { checkLadder, ladderNote, type LadderStep } from '../../src/governance/ladder.ts'
 import type { Agents } from '../../src/runtime/agents.ts'
+import vine from '@vinejs/vine'
+import { defineTool } from '../../src/runtime/define_tool.ts'
+import { defineAgent } from '../../src/runtime/define_agent.ts'
+import { expiry } from '../../src/runtime/calls/waits.ts'
+import { scriptedModel } from '../helpers/runtime.ts'
 
 const LADDER: LadderStep[] = [
   { after: '1h', remind: true },
@@ -197,7 +202,7 @@ test.group(`Escalation ladders | ${dbName()}`, (group) => {
     assert.isAbove(outcomes.size, 0)
   })
 
-  test('a ladder is checked when it is defined', ({ assert }) => {
+  test('a ladder is checked when it is defined; a tool may have its own', ({ assert }) => {
     assert.throws(
       () =>
         checkLadder([
@@ -212,5 +217,27 @@ test.group(`Escalation ladders | ${dbName()}`, (group) => {
     )
     assert.throws(() => checkLadder([{ after: '1h', reassign: [] }]), /remind: true, or reassign/)
     assert.doesNotThrow(() => checkLadder(LADDER, 86_400_000))
+    const tool = {
+      name: 'purge',
+      description: 'Purge the cache',
+      kind: 'action' as const,
+      input: vine.object({}),
+      handle: () => 'purged',
+    }
+    assert.throws(
+      () => defineTool({ ...tool, ladder: [{ after: '0h', remind: true }] }),
+      /Tool "purge"/
+    )
+    // A tool's ladder stands in for its agent's on its approvals
+    const own = defineTool({ ...tool, ladder: [{ after: '15m', remind: true }] })
+    const agent = defineAgent({
+      name: 'ops',
+      model: scriptedModel([]),
+      instructions: '',
+      tools: [own],
+      expiry: { ladder: LADDER },
+    })
+    assert.deepEqual(expiry(agent, own).ladder, [{ after: '15m', remind: true }])
+    assert.deepEqual(expiry(agent).ladder, LADDER)
   })
 })
