@@ -16,6 +16,7 @@ import { mailLinks } from '../helpers/smtp.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import { InboxEvent } from '../../src/persistence/models/inbox_event.ts'
 import { viewDigest } from '../../src/governance/view.ts'
+import { DEPLOY_QUESTIONS } from '../helpers/rows.ts'
 
 test.group(`Mail links | ${dbName()}`, (group) => {
   let app: Awaited<ReturnType<typeof createNotifyingApp>>
@@ -134,25 +135,11 @@ test.group(`Mail links | ${dbName()}`, (group) => {
   }) => {
     const row = await app.agents.inbox.open(
       { id: null, ownerId: 'ada' },
-      {
-        kind: 'ask',
-        set: {
-          questions: [
-            {
-              id: 'region',
-              prompt: 'Which region?',
-              options: [
-                { value: 'eu', label: 'Europe' },
-                { value: 'us', label: 'United States' },
-              ],
-              defaults: ['eu'],
-            },
-          ],
-        },
-      }
+      { kind: 'ask', set: DEPLOY_QUESTIONS }
     )
     const [mail] = await app.smtp.received(1)
-    assert.include(mail.text!, 'Which region? — default: Europe')
+    assert.include(mail.text!, 'Which database should it use? — default: PostgreSQL')
+    assert.include(mail.text!, 'How many replicas? — default: 2')
     const session = await browser.newContext()
     cleanup(() => session.close())
     const page = await session.newPage()
@@ -162,6 +149,6 @@ test.group(`Mail links | ${dbName()}`, (group) => {
     const answered = await ToolCall.findOrFail(row.id)
     assert.equal(answered.status, 'answered')
     assert.equal(answered.answeredVia, 'mail')
-    assert.deepEqual((answered.outcome as any).answers.region, ['eu'])
+    assert.deepEqual((answered.outcome as any).answers, { db: ['pg'], replicas: ['2'] })
   })
 })

@@ -1,14 +1,13 @@
 /*
- * A real SMTP server on loopback (the `smtp-server` package) for the
- * notification suites: it accepts every mail, parses it (`mailparser`) and
- * keeps it, so a test reads the mails the package sent through the app's
+ * A real SMTP server on loopback (the fixture's sink, on the `smtp-server`
+ * package) for the notification suites: it accepts every mail, parses it
+ * and keeps it, so a test reads the mails the package sent through the app's
  * `@adonisjs/mail` SMTP transport as a person's mailbox would.
  */
 
-import type { AddressInfo } from 'node:net'
-import { SMTPServer } from 'smtp-server'
-import { simpleParser, type ParsedMail } from 'mailparser'
+import type { ParsedMail } from 'mailparser'
 import { defineConfig, transports } from '@adonisjs/mail'
+import { startSmtpServer } from '../../fixtures/app/bin/mail_sink.ts'
 
 export type SmtpSink = {
   port: number
@@ -22,21 +21,7 @@ export type SmtpSink = {
 
 export async function startSmtpSink(): Promise<SmtpSink> {
   const mails: ParsedMail[] = []
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, _session, callback) {
-      simpleParser(stream)
-        .then((mail) => {
-          mails.push(mail)
-          callback()
-        })
-        .catch(callback)
-    },
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const port = (server.server.address() as AddressInfo).port
+  const { port, close } = await startSmtpServer((mail) => mails.push(mail))
   return {
     port,
     mails,
@@ -54,7 +39,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
         return list.some((item) => item.value.some((entry) => entry.address === address))
       })
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close,
   }
 }
 
