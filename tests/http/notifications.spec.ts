@@ -16,6 +16,7 @@ import { Notification } from '../../src/persistence/models/notification.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import { SIGNATURE_HEADER, verifyWebhook } from '../../src/notify/signature.ts'
 import { quietUntil } from '../../src/notify/schedule.ts'
+import { rowCard } from '../../src/http/cards.ts'
 
 test.group(`Notifications | ${dbName()}`, (group) => {
   let app: Awaited<ReturnType<typeof createNotifyingApp>>
@@ -95,6 +96,12 @@ test.group(`Notifications | ${dbName()}`, (group) => {
     const [, reminder] = await app.smtp.received(2)
     assert.include(reminder.subject, 'still waits for you')
     assert.include(reminder.text!, 'reminded 1 min ago; escalates to @oncall in 3 h')
+    // The inbox card says the same (its clock is the real one: the step ran "in the future")
+    const reminded = await ToolCall.findOrFail(row.id)
+    assert.match(
+      rowCard(reminded).escalation!,
+      /^reminded 1 min ago; escalates to @oncall in \d+ (h|min)$/
+    )
 
     const reassignAt = opened.plus({ hours: 4, minutes: 1 })
     await app.agents.sweep({ now: reassignAt, resume: false })
