@@ -3,8 +3,8 @@
  * is opened → a mail reaches a real SMTP server on loopback → its link
  * opens the confirmation page in Chromium (the GET changes nothing) →
  * confirming settles the row once, `answered_via: 'mail'`; the link then
- * says who settled it and cannot settle again; a tampered link is a 403;
- * a link to a row settled elsewhere names who settled it.
+ * says who settled it and cannot settle again; a tampered or expired link
+ * is a 403; a link to a row settled elsewhere names who settled it.
  */
 
 import { test } from '@japa/runner'
@@ -17,6 +17,7 @@ import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import { InboxEvent } from '../../src/persistence/models/inbox_event.ts'
 import { viewDigest } from '../../src/governance/view.ts'
 import { DEPLOY_QUESTIONS } from '../helpers/rows.ts'
+import { linkMaker } from '../../src/http/mail_links.ts'
 
 test.group(`Mail links | ${dbName()}`, (group) => {
   let app: Awaited<ReturnType<typeof createNotifyingApp>>
@@ -100,6 +101,23 @@ test.group(`Mail links | ${dbName()}`, (group) => {
     // A decision on another version of the row than the page showed
     const stale = await page.request.post(approve, { form: { digest: 'f'.repeat(64) } })
     assert.equal(stale.status(), 409)
+    const untouched = await ToolCall.findOrFail(row.id)
+    assert.equal(untouched.status, 'pending')
+  })
+
+  test('a link past its time is a 403', async ({ assert, cleanup }) => {
+    const row = await app.openApproval('ada', 'Renew the certificate')
+    await app.smtp.received(1)
+    const router = await app.app.container.make('router')
+    const short = linkMaker(router, { channels: [], baseUrl: app.baseUrl, linkTtl: 1 })!
+    const [approve] = short.links(row, 'ada')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    const session = await browser.newContext()
+    cleanup(() => session.close())
+    const page = await session.newPage()
+    const response = await page.goto(approve.url)
+    assert.equal(response?.status(), 403)
+    await page.getByRole('heading', { name: 'This link does not work' }).waitFor()
     const untouched = await ToolCall.findOrFail(row.id)
     assert.equal(untouched.status, 'pending')
   })
