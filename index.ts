@@ -16,4 +16,12 @@ export { defineTool } from './src/runtime/define_tool.ts'
 export { policy } from './src/governance/policy.ts'
 export { viewDigest } from './src/governance/view.ts'
 export { registerInboxRoutes } from './src/http/register_routes.ts'
+export {
+  defineChannel,
+  mailChannel,
+  webhookChannel,
+  verifyWebhook,
+  SIGNATURE_HEADER,
+} from './src/notify/main.ts'
+export type { NotificationsConfig, Preferences } from './src/notify/main.ts'
 export type { RunExecutor } from './src/runtime/executor.ts'

@@ -43,9 +43,13 @@ export default class AgentsSweep extends BaseCommand {
   async run() {
     const agents = await this.app.container.make('agents.runtime')
     const locks = await lockManager(this.app.container)
-    const outcome = await exclusive(locks, LOCKS.sweep, 120_000, () =>
-      agents.sweep({ resume: this.drive })
-    )
+    const notifier = await this.app.container.make('agents.notifier')
+    const outcome = await exclusive(locks, LOCKS.sweep, 120_000, async () => {
+      const swept = await agents.sweep({ resume: this.drive })
+      // The ladders' notices and the digests due (docs/design.md §7.7)
+      await notifier?.dispatch()
+      return swept
+    })
     if (!outcome.ran) {
       this.logger.info('Another process is sweeping; nothing to do')
       return

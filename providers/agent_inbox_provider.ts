@@ -13,6 +13,7 @@
  * only, authorized as soon as anything resolves Transmit.
  */
 
+import type { Notifier } from '../src/notify/notifier.ts'
 import { configProvider } from '@adonisjs/core'
 import { RuntimeException } from '@adonisjs/core/exceptions'
 import type { ApplicationService } from '@adonisjs/core/types'
@@ -25,6 +26,7 @@ import '../src/types/extended.ts'
 
 export default class AgentInboxProvider {
   #sweeper?: NodeJS.Timeout
+  #notifier?: Notifier
   #recoverer?: NodeJS.Timeout
   /** Set once the runtime was built, so shutdown never builds one just to stop it */
   #agents?: Agents
@@ -100,8 +102,16 @@ export default class AgentInboxProvider {
         signer: encryption.getMessageVerifier(),
         approvals: config.approvals,
         events: emitter,
+        notify: config.notifications !== null,
       })
       await this.#startLive(config, emitter)
+      // Notices of a new row go out on the next tick (docs/design.md §7.7)
+      if (config.notifications) {
+        emitter.on('agents:row:created', async () => {
+          const notifier = await this.app.container.make('agents.notifier')
+          notifier?.soon()
+        })
+      }
       return this.#agents
     })
     /*
@@ -112,6 +122,26 @@ export default class AgentInboxProvider {
       const { resolveAccess } = await import('../src/http/access.ts')
       const config = await this.#config()
       return resolveAccess(config?.inbox)
+    })
+    /*
+     * The notifier, when notifications are configured: the HTTP side makes
+     * its signed links, looked up once the routes are registered.
+     */
+    this.app.container.singleton('agents.notifier', async () => {
+      const config = await this.#config()
+      if (!config?.notifications) return null
+      const settings = config.notifications
+      const { Notifier } = await import('../src/notify/notifier.ts')
+      const { linkMaker } = await import('../src/http/mail_links.ts')
+      const make = (binding: string) => this.app.container.make(binding as any)
+      const router = async () => {
+        const routes = await this.app.container.make('router')
+        // A console process (a job, `node ace`) never boots the server that commits the routes
+        if (this.app.getEnvironment() !== 'web') routes.commit()
+        return routes
+      }
+      this.#notifier = new Notifier(settings, make, async () => linkMaker(await router(), settings))
+      return this.#notifier
     })
     this.app.container.singleton('agents.inbox', async () => {
       const agents = await this.app.container.make('agents.runtime')
@@ -166,9 +196,12 @@ export default class AgentInboxProvider {
     }
     if (config?.sweepInterval) {
       this.#sweeper = setInterval(() => {
-        exclusive(locks, LOCKS.sweep, 120_000, () => agents.sweep()).catch((error) =>
-          debug('sweep failed %O', error)
-        )
+        exclusive(locks, LOCKS.sweep, 120_000, async () => {
+          await agents.sweep()
+          // What the ladders told and the digests whose interval ended
+          const notifier = await this.app.container.make('agents.notifier')
+          await notifier?.dispatch()
+        }).catch((error) => debug('sweep failed %O', error))
       }, config.sweepInterval)
       this.#sweeper.unref()
     }
@@ -179,5 +212,6 @@ export default class AgentInboxProvider {
     clearInterval(this.#recoverer)
     this.#live?.stop()
     await this.#agents?.close()
+    await this.#notifier?.idle()
   }
 }

@@ -43,6 +43,11 @@ export function defineConfig(
     names.add(agent.name)
   }
 
+  const channels = config.notifications?.channels.map((channel) => channel.name) ?? []
+  if (new Set(channels).size !== channels.length) {
+    throw new RuntimeException('Two notification channels in config/agents.ts share a name')
+  }
+
   if (
     config.executor !== undefined &&
     config.executor !== 'inline' &&
@@ -67,6 +72,7 @@ export function defineConfig(
     live: config.live === false ? false : typeof config.live === 'object' ? config.live : {},
     executorKind: typeof config.executor === 'function' ? 'custom' : (config.executor ?? 'inline'),
     executor: config.executor === 'queue' ? await queueExecutor(config) : executorFactory(config),
+    notifications: config.notifications ?? null,
   }))
 }
 

@@ -9,6 +9,7 @@ import type { ExecutorLogger, RunExecutor } from './runtime/executor.ts'
 import type { InboxAccess } from './http/access.ts'
 import type { LiveOptions } from './http/live.ts'
 import type { ApprovalsConfig } from './governance/policy.ts'
+import type { NotificationsConfig } from './notify/notifier.ts'
 
 export type * from './questions/types.ts'
 export type { ToolCallKind, ToolCallStatus, ToolExecution } from './persistence/models/tool_call.ts'
@@ -59,6 +60,12 @@ export type AgentInboxConfig = {
    * - a factory, to hand them to something else.
    */
   executor?: 'inline' | 'queue' | ExecutorFactory
+  /**
+   * Tell people about the rows waiting for them (docs/design.md §7.7):
+   * channels (`mailChannel`, `webhookChannel`, `defineChannel`), each
+   * person's preferences, and the app's URL for the links in mails
+   */
+  notifications?: NotificationsConfig
   /** With `executor: 'queue'`: where the jobs go */
   queue?: {
     /** The queue's name; default `'default'`, the one `queue:work` serves */
@@ -93,6 +100,7 @@ export type ResolvedAgentInboxConfig = {
   /** Which executor drives the runs; `'custom'` for a factory */
   executorKind: 'inline' | 'queue' | 'custom'
   executor?: ExecutorFactory
+  notifications: NotificationsConfig | null
 }
 export type { AgentDefinition, AgentOptions, Intake } from './runtime/define_agent.ts'
 export type {
@@ -135,3 +143,14 @@ export type {
 } from './governance/policy.ts'
 export type { QuorumOptions, QuorumSpec, ApproverRef } from './governance/quorum.ts'
 export type { GrantChoice, Duration } from './governance/grant_rules.ts'
+export type { LadderStep } from './governance/ladder.ts'
+export type {
+  Channel,
+  ChannelContext,
+  NotificationsConfig,
+  Preferences,
+  QuietHours,
+  Recipient,
+  ReplyLink,
+  RowNotice,
+} from './notify/main.ts'

@@ -5,6 +5,7 @@
  * names beside (`people`, from the `displayName` hook).
  */
 
+import { DateTime } from 'luxon'
 import type { AgentRun } from '../persistence/models/agent_run.ts'
 import type { ToolCall } from '../persistence/models/tool_call.ts'
 import type { Outcome, QuestionSet } from '../questions/types.ts'
@@ -14,6 +15,7 @@ import { viewDigest } from '../governance/view.ts'
 import { tally, type QuorumSpec, type Vote } from '../governance/quorum.ts'
 import { grantOptions, type GrantChoice, type GrantOption } from '../governance/grant_rules.ts'
 import { quorumOf } from '../inbox/votes.ts'
+import { ladderNote } from '../governance/ladder.ts'
 
 /**
  * Where the votes on a row that needs a quorum stand, as its card shows
@@ -39,6 +41,11 @@ export type RowCard = {
   createdAt: string | null
   expiresAt: string | null
   onExpiry: ToolCall['onExpiry']
+  /**
+   * A pending row's escalation ladder, as words: its last step and its
+   * next ("reminded 2 h ago; escalates to @oncall in 2 h", docs/design.md §7.7)
+   */
+  escalation?: string
   /**
    * The digest of what the card shows: a reply names it, and is refused
    * (409 E_STALE_VIEW) when the row changed since (docs/design.md §11.4)
@@ -142,6 +149,7 @@ export function rowCard(
     expiresAt: row.expiresAt?.toISO() ?? null,
     onExpiry: row.onExpiry,
     digest: viewDigest(row),
+    ...escalationOf(row),
     ...(spec ? { quorum: quorumCard(spec, votes ?? []) } : {}),
     ...(row.status === 'pending' && offered.length > 0
       ? { grants: grantOptions(row.toolName, offered) }
@@ -162,6 +170,13 @@ export function rowCard(
           settled: { ...settlement(row), outcome: row.outcome },
         }),
   }
+}
+
+/** A pending row's ladder note, when it has a ladder */
+function escalationOf(row: ToolCall): { escalation?: string } {
+  if (row.status !== 'pending' || !row.ladder) return {}
+  const note = ladderNote(row, DateTime.now())
+  return note ? { escalation: note } : {}
 }
 
 /**

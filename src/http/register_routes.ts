@@ -12,6 +12,11 @@ export type InboxRoutesOptions = {
   prefix?: string
   /** Called with every route, e.g. `(route) => route.use(middleware.auth())` */
   modifier?: (route: Route) => void
+  /**
+   * Called with the one-tap link routes of notification mails, which the
+   * modifier leaves alone: a link's signature stands for its person
+   */
+  linkModifier?: (route: Route) => void
 }
 
 /**
@@ -40,5 +45,12 @@ export function registerInboxRoutes(router: HttpRouterService, options: InboxRou
     router.post(`${prefix}/grants/:id/revoke`, [grants, 'revoke']).as('agent_inbox.grants.revoke'),
   ]
   for (const route of routes) options.modifier?.(route)
-  return routes
+  // One-tap links of notification mails: their signature is the credential, not a session
+  const mail = () => import('./mail_link_controller.ts')
+  const links = [
+    router.get(`${prefix}/links/:id`, [mail, 'show']).as('agent_inbox.mail'),
+    router.post(`${prefix}/links/:id`, [mail, 'confirm']).as('agent_inbox.mail.confirm'),
+  ]
+  for (const route of links) options.linkModifier?.(route)
+  return [...routes, ...links]
 }

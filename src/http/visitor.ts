@@ -66,7 +66,11 @@ export async function authorizedRow(ctx: HttpContext, visitor: Visitor): Promise
  * the row needs a quorum and they are among its approvers (whether their
  * vote counts is the settle's to say: docs/design.md §11.3).
  */
-async function mayDecide(ctx: HttpContext, visitor: Visitor, row: ToolCall): Promise<boolean> {
+export async function mayDecide(
+  ctx: HttpContext,
+  visitor: Pick<Visitor, 'access' | 'person'>,
+  row: ToolCall
+): Promise<boolean> {
   const approvers = quorumOf(row)?.stages.flatMap((stage) => stage.approvers) ?? []
   if (approvers.includes(visitor.person)) return true
   return visitor.access.authorize(ctx, row, visitor.person)

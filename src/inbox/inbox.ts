@@ -33,6 +33,8 @@ import type { OpenOptions, WaitRequest } from './wait.ts'
 import type { ExpiryOptions } from './expiry.ts'
 import { AutoAnswerer, type AutoAnswerPolicy } from './auto_answer.ts'
 import { RowWaiters, withdrawHeldRows, withdrawRow, type AwaitOptions } from './awaiting.ts'
+import { runLadders, type LadderOptions } from './ladder_steps.ts'
+import { resolveLadder } from '../governance/ladder.ts'
 
 export type InboxOptions = RowSettlerOptions & {
   /**
@@ -43,6 +45,8 @@ export type InboxOptions = RowSettlerOptions & {
   onSettled?: (rows: ToolCall[]) => void | Promise<void>
   /** Receives `agents:row:created` for every row opened pending */
   events?: EventSink
+  /** Write notices to the outbox (src/notify/) with rows opened and ladder steps */
+  notify?: boolean
 }
 
 /**
@@ -54,7 +58,7 @@ export type SettleResult = { rowId: string; row: ToolCall } | { rowId: string; e
 /**
  * How a sweep goes: its batch size, and what to do after each batch.
  */
-export type SweepOptions = Omit<ExpiryOptions, 'now' | 'limits'>
+export type SweepOptions = Omit<ExpiryOptions, 'now' | 'limits'> & { now?: DateTime }
 
 export type { OpenOptions } from './wait.ts'
 export type { ExecutedCall, RecordedCall } from './rows.ts'
@@ -72,6 +76,7 @@ export class Inbox {
   #events?: EventSink
   #waiters = new RowWaiters()
   #autoAnswerer?: AutoAnswerer
+  #notify: boolean
 
   constructor(options: InboxOptions = {}) {
     // Rows this process settles or expires wake their waiters (awaiting.ts)
@@ -88,6 +93,7 @@ export class Inbox {
       await options.onSettled?.(rows)
     }
     this.#events = options.events
+    this.#notify = options.notify === true
   }
 
   /**
@@ -171,12 +177,13 @@ export class Inbox {
               claimedBy: options.heldBy ?? null,
               expiresAt: options.expiresAt ?? null,
               onExpiry: options.onExpiry ?? 'defaults',
+              ...resolveLadder(options.ladder, this.#now()),
             }),
       },
       {
         spendsBudget: options.spendsBudget === true && !recalled,
         sequence: options.sequence,
-        also: recalled ? undefined : openedRecords(quorum, options.decidedBy),
+        also: recalled ? undefined : openedRecords(quorum, options.decidedBy, this.#notify),
       }
     )
     if (row.status === 'pending') {
@@ -324,16 +331,19 @@ export class Inbox {
 
   /**
    * Settles every pending row whose expiry has passed, by its policy, in
-   * set-based batches (500 rows, or runs of the `cancel` policy, a
-   * transaction): rows a person answered meanwhile are left alone, and two
-   * sweepers at once share the rows instead of racing for them
-   * (src/inbox/expiry.ts). `onBatch` hears what each batch wrote once it
-   * committed. Returns the rows this call settled.
+   * set-based batches (src/inbox/expiry.ts): rows a person answered
+   * meanwhile are left alone, two sweepers share the rows. `onBatch` hears
+   * what each batch wrote once it committed. Returns the rows it settled.
    *
    * @example
    * await inbox.sweepExpired({ onBatch: ({ expired }) => notify(expired) })
    */
   sweepExpired(options: SweepOptions = {}): Promise<ToolCall[]> {
     return this.#settler.expireDue(options)
+  }
+
+  /** Runs the ladder steps due (at `now`, by default the inbox's clock): ./ladder_steps.ts */
+  runLadders(options: Omit<LadderOptions, 'notify' | 'now'> & { now?: DateTime } = {}) {
+    return runLadders({ ...options, now: options.now ?? this.#now(), notify: this.#notify })
   }
 }

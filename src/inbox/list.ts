@@ -76,6 +76,9 @@ const LISTED_COLUMNS = [
   'args_hash',
   'expires_at',
   'on_expiry',
+  'ladder',
+  'ladder_step',
+  'ladder_due_at',
   'created_at',
 ]
 const PENDING_COLUMNS = LISTED_COLUMNS

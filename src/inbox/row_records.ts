@@ -13,6 +13,7 @@ import type { ToolCall } from '../persistence/models/tool_call.ts'
 import type { DecisionOutcome } from '../questions/types.ts'
 import { appendEvents, type AuditEntry } from './audit_log.ts'
 import { approverColumns } from './votes.ts'
+import { appendNotices } from './notices.ts'
 
 /**
  * A call a policy or a grant decided without a person (docs/design.md
@@ -30,12 +31,23 @@ export type DecidedCall = {
 
 /**
  * The writes of a row opened pending: its approvers when it needs a
- * quorum, then `policy-decided` (when a policy asked for it) and `created`.
+ * quorum, its notices when notifications are on, then `policy-decided`
+ * (when a policy asked for it) and `created`.
  */
-export function openedRecords(quorum?: QuorumSpec, decidedBy?: Record<string, unknown>) {
+export function openedRecords(
+  quorum?: QuorumSpec,
+  decidedBy?: Record<string, unknown>,
+  notify = false
+) {
   return async (trx: TransactionClientContract, row: ToolCall) => {
     if (quorum) {
       await trx.insertQuery().table(Approver.table).multiInsert(approverColumns(row.id, quorum))
+    }
+    if (notify) {
+      // Who may settle it now: a quorum's first stage, else its owner (docs/design.md §7.7)
+      const people = quorum ? quorum.stages[0].approvers : row.ownerId ? [row.ownerId] : []
+      const notices = people.map((personId) => ({ personId, reason: 'created' as const }))
+      await appendNotices(trx, row.id, notices, row.createdAt)
     }
     const ids = { runId: row.runId, rowId: row.id, digest: viewDigest(row) }
     const entries: AuditEntry[] = [{ ...ids, type: 'created', channel: 'runtime' }]

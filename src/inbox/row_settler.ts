@@ -13,6 +13,7 @@ import {
   AlreadySettledException,
   E_CANCELLED,
   E_EXPIRED,
+  E_STALE_VIEW,
   E_NOT_FOUND,
   InvalidReplyException,
 } from '../errors.ts'
@@ -155,6 +156,9 @@ export class RowSettler {
      * so a late reply never leaves it hanging.
      */
     const fresh = await ToolCall.findOrFail(row.id)
+    // A ladder step ran since the read (docs/design.md §7.7): decide on the row as it is now
+    const unexpired = !fresh.expiresAt || fresh.expiresAt > now
+    if (fresh.status === 'pending' && unexpired) throw new E_STALE_VIEW([row.id])
     if (fresh.status === 'pending') {
       await this.#expireLate(fresh)
       throw new E_EXPIRED([row.id])
@@ -193,8 +197,8 @@ export class RowSettler {
    * Settles every row due now by its policy, in set-based batches (see
    * src/inbox/expiry.ts). Returns the rows this call settled.
    */
-  expireDue(options: Omit<ExpiryOptions, 'now' | 'limits'> = {}): Promise<ToolCall[]> {
-    return sweepDue({ ...options, now: this.#now(), limits: this.#options.limits })
+  expireDue(options: Omit<ExpiryOptions, 'limits' | 'now'> & { now?: DateTime } = {}) {
+    return sweepDue({ ...options, now: options.now ?? this.#now(), limits: this.#options.limits })
   }
 
   /**

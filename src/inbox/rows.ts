@@ -54,6 +54,7 @@ function newRow(holder: RowHolder, sequence: number, now: DateTime): Partial<Too
     ownerId: holder.ownerId,
     sequence,
     onExpiry: 'defaults',
+    ladderStep: 0,
     createdAt: now,
     updatedAt: now,
   }

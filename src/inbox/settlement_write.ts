@@ -12,12 +12,13 @@ import { ToolCall } from '../persistence/models/tool_call.ts'
 import { Grant } from '../persistence/models/grant.ts'
 import { InboxEvent } from '../persistence/models/inbox_event.ts'
 import { preparedColumns } from '../persistence/prepared_columns.ts'
-import { guardedWrite } from '../persistence/guarded_write.ts'
+import { guardedWrite, type Condition } from '../persistence/guarded_write.ts'
 import { eventColumns, type AuditEntry } from './audit_log.ts'
 
 /**
- * Writes `changes` over `row` if it is still pending and unexpired at
- * `now`, then `entries` and `grant`. True when this call won.
+ * Writes `changes` over `row` if it is still pending, unexpired at `now`
+ * and at the ladder step it was read at, then `entries` and `grant`. True
+ * when this call won.
  */
 export function writeSettlement(
   row: ToolCall,
@@ -34,6 +35,10 @@ export function writeSettlement(
       ['id = ?', row.id],
       ["status = 'pending'"],
       ['(expires_at is null or expires_at > ?)', at],
+      // No ladder step ran since the read: a reassign changes who may settle (docs/design.md §7.7)
+      ...(typeof row.ladderStep === 'number'
+        ? [['ladder_step = ?', row.ladderStep] as Condition]
+        : []),
     ],
     inserts: [
       [Grant.table, grant ? [preparedColumns(grant, grant.$attributes)] : []],

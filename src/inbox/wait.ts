@@ -11,6 +11,7 @@ import type { QuestionOutcome, QuestionSet } from '../questions/types.ts'
 import type { QuorumSpec } from '../governance/quorum.ts'
 import type { ToolCallKind } from '../persistence/models/tool_call.ts'
 import type { GrantChoice } from '../governance/grant_rules.ts'
+import type { LadderStep } from '../governance/ladder.ts'
 
 /**
  * A need for a person, as whoever opens it describes it: a question set
@@ -89,4 +90,6 @@ export type OpenOptions = {
   quorum?: QuorumSpec
   /** What decided to open it (a policy's rule), for its audit entry */
   decidedBy?: Record<string, unknown>
+  /** Escalation steps before `expiresAt` (docs/design.md §7.7), timed from now */
+  ladder?: LadderStep[]
 }

@@ -17,6 +17,7 @@ import type { TransactionClientContract } from '@adonisjs/lucid/types/database'
 import { AgentEffect } from './models/agent_effect.ts'
 import { AgentRun, FINISHED_RUN_STATUSES } from './models/agent_run.ts'
 import { InboxEvent } from './models/inbox_event.ts'
+import { Notification } from './models/notification.ts'
 import { Approver } from './models/approver.ts'
 import { Grant } from './models/grant.ts'
 import { JournalRow } from './models/journal_row.ts'
@@ -118,10 +119,9 @@ async function pruneRuns(trx: TransactionClientContract, before: DateTime, size:
   const journal = await trx.from(JournalRow.table).whereIn('run_id', ids).delete()
   // The audit log, the approvers and the run's grants go with their run, and only then
   await trx.from(InboxEvent.table).whereIn('run_id', ids).delete()
-  await trx
-    .from(Approver.table)
-    .whereIn('row_id', trx.from(ToolCall.table).select('id').whereIn('run_id', ids))
-    .delete()
+  const runRows = () => trx.from(ToolCall.table).select('id').whereIn('run_id', ids)
+  await trx.from(Approver.table).whereIn('row_id', runRows()).delete()
+  await trx.from(Notification.table).whereIn('row_id', runRows()).delete()
   await trx.from(Grant.table).whereIn('run_id', ids).delete()
   const rows = await trx.from(ToolCall.table).whereIn('run_id', ids).delete()
   // Locked, so still finished and old; the condition is repeated all the same
@@ -145,6 +145,7 @@ async function pruneOutside(trx: TransactionClientContract, before: DateTime, si
   if (ids.length === 0) return 0
   await trx.from(InboxEvent.table).whereIn('row_id', ids).delete()
   await trx.from(Approver.table).whereIn('row_id', ids).delete()
+  await trx.from(Notification.table).whereIn('row_id', ids).delete()
   return affectedRows(
     await settledOutside(trx.from(ToolCall.table), before).whereIn('id', ids).delete()
   )

@@ -37,7 +37,11 @@ export type AgentsOptions = Omit<RunDriverOptions, 'agents' | 'inbox'> & {
   executor?: (driver: RunDriver, context: { logger?: ExecutorLogger }) => RunExecutor
   /** The app's logger: drives that fail are reported here */
   logger?: ExecutorLogger
+  /** Notifications are configured: rows and ladder steps write notices (src/notify/) */
+  notify?: boolean
 }
+
+type SweepOptions = { resume?: boolean; batchSize?: number; now?: DateTime }
 
 export type StartOptions = {
   input: unknown
@@ -89,6 +93,7 @@ export class Agents {
       limits: options.limits,
       signer: options.signer,
       events: options.events,
+      notify: options.notify,
       validateEditedInput: editedArgsValidator(this.definitions),
       onSettled: (rows) => this.#settled(rows),
       onExpired: async (batch) => {
@@ -218,14 +223,19 @@ export class Agents {
    * false` nothing is scheduled: the sweep returns as soon as the rows are
    * settled.
    *
+   * Ladder steps due run first. `now` moves the clock (tests).
+   *
    * @example
    * await agents.sweep({ resume: false }) // settle only; the web server resumes the runs
    */
-  async sweep(options: { resume?: boolean; batchSize?: number } = {}): Promise<number> {
-    const resume = options.resume ?? true
+  async sweep(options: SweepOptions = {}): Promise<number> {
+    const { resume = true, now, batchSize } = options
     const resumed = new Set<string>()
+    // Escalation steps first (docs/design.md §7.7): a row due for both is reminded, then expired
+    await this.inbox.runLadders({ now, resolveRole: this.approvals.resolveRole })
     const expired = await this.inbox.sweepExpired({
-      batchSize: options.batchSize,
+      now,
+      batchSize,
       onBatch: async (batch) => {
         for (const runId of await this.#expired(batch, resume)) resumed.add(runId)
       },

@@ -12,6 +12,7 @@ import type { QuestionLimits, QuestionSet } from '../questions/types.ts'
 import { resolveLimits } from '../questions/values.ts'
 import type { ToolDefinition } from './define_tool.ts'
 import type { McpServerConfig } from '../mcp_client/types.ts'
+import { checkLadder, type LadderStep } from '../governance/ladder.ts'
 
 /**
  * The intake: a question set, or a function of the run's input returning
@@ -28,6 +29,8 @@ export type ExpiryOptions = {
   /** Milliseconds a row may stay pending; none by default */
   ttl?: number
   onExpiry?: ExpiryPolicy
+  /** Steps before the expiry: remind, reassign (docs/design.md §7.7) */
+  ladder?: LadderStep[]
 }
 
 export type AgentOptions = {
@@ -53,7 +56,7 @@ export type AgentDefinition = {
   askEnabled: boolean
   limits: QuestionLimits
   maxSteps: number
-  expiry: { ttl?: number; onExpiry: ExpiryPolicy }
+  expiry: { ttl?: number; onExpiry: ExpiryPolicy; ladder?: LadderStep[] }
   mcp: McpServerConfig[]
 }
 
@@ -94,7 +97,25 @@ export function defineAgent(options: AgentOptions): AgentDefinition {
     askEnabled: options.ask?.enabled ?? true,
     limits: resolveLimits(options.ask?.limits),
     maxSteps,
-    expiry: { ttl: options.expiry?.ttl, onExpiry: options.expiry?.onExpiry ?? 'defaults' },
+    expiry: {
+      ttl: options.expiry?.ttl,
+      onExpiry: options.expiry?.onExpiry ?? 'defaults',
+      ...checkedLadder(options.name, options.expiry),
+    },
     mcp: options.mcp ?? [],
   }
+}
+
+/**
+ * The agent's ladder, checked when it is defined (in order, before the
+ * expiry): a bad step is a boot error naming the agent.
+ */
+function checkedLadder(agent: string, expiry?: ExpiryOptions): { ladder?: LadderStep[] } {
+  if (!expiry?.ladder?.length) return {}
+  try {
+    checkLadder(expiry.ladder, expiry.ttl)
+  } catch (error) {
+    throw new Error(`Agent "${agent}": expiry.${(error as Error).message}`)
+  }
+  return { ladder: expiry.ladder }
 }

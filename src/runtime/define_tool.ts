@@ -20,6 +20,7 @@ import type { ToolCall } from '../persistence/models/tool_call.ts'
 import { formatIssuePath } from '../questions/validate.ts'
 import type { Policy } from '../governance/policy.ts'
 import { checkGrantChoices, type GrantChoice } from '../governance/grant_rules.ts'
+import { checkLadder, type LadderStep } from '../governance/ladder.ts'
 
 /**
  * `read` tools run at once; `action` tools wait for a person's approval
@@ -148,6 +149,8 @@ type CommonToolOptions<Schema extends SchemaTypes> = {
    * run, the approver's own runs for a while, or with the same args.
    */
   grants?: GrantChoice[]
+  /** Escalation steps of its approvals, in place of the agent's (docs/design.md §7.7) */
+  ladder?: LadderStep[]
 }
 
 /**
@@ -191,6 +194,7 @@ export type ToolDefinition = {
   policy?: Policy
   irreversible: boolean
   grants: GrantChoice[]
+  ladder?: LadderStep[]
   validate(input: unknown): Promise<ValidationResult>
   needsApproval(input: unknown): Promise<boolean>
   summarize(input: unknown): string
@@ -265,6 +269,7 @@ export function defineTool<Schema extends SchemaTypes, ToolEffects extends Effec
     policy: options.policy as Policy | undefined,
     irreversible,
     grants: irreversible ? [] : (options.grants ?? []),
+    ...toolLadder(options.name, options.ladder),
     async validate(input) {
       try {
         return { ok: true, value: await validator.validate(input) }
@@ -327,4 +332,15 @@ function effectsOf(options: {
     effects.set(name, effect)
   }
   return effects
+}
+
+/** A tool's own ladder, checked when it is defined */
+function toolLadder(tool: string, ladder?: LadderStep[]): { ladder?: LadderStep[] } {
+  if (!ladder?.length) return {}
+  try {
+    checkLadder(ladder)
+  } catch (error) {
+    throw new Error(`Tool "${tool}": ${(error as Error).message}`)
+  }
+  return { ladder }
 }

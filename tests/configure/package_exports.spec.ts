@@ -20,6 +20,11 @@ test.group('Package exports', () => {
       'policy',
       'viewDigest',
       'registerInboxRoutes',
+      'defineChannel',
+      'mailChannel',
+      'webhookChannel',
+      'verifyWebhook',
+      'SIGNATURE_HEADER',
     ])
   })
 

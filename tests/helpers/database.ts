@@ -98,6 +98,7 @@ export async function migrateFresh(app: ApplicationService, db: Database) {
 
   const schema = db.connection().schema
   for (const table of [
+    'agent_notifications',
     'agent_grants',
     'agent_approvers',
     'agent_inbox_events',

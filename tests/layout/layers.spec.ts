@@ -153,6 +153,19 @@ test.group('Layers of src/', () => {
     )
   })
 
+  test('notifications never import the HTTP side, the runtime or the scale-out parts', async ({
+    assert,
+  }) => {
+    const list = await sources('src/notify')
+    assert.deepEqual(
+      offenders(
+        list,
+        (target) => !/^src\/(http|runtime|channels|scale|mcp_client|testing)\//.test(target)
+      ),
+      []
+    )
+  })
+
   test('the inbox never imports the HTTP side or the runtime', async ({ assert }) => {
     const list = await sources('src/inbox')
     assert.deepEqual(

@@ -90,6 +90,47 @@ test.group(`Runtime intake and expiry | ${dbName()}`, (group) => {
     return () => testApp.terminate()
   })
 
+  test("an agent's ladder is stored on its rows, timed from when each was opened", async ({
+    assert,
+  }) => {
+    const { runtime } = setup([[say('Done.')]], {
+      intake: INTAKE,
+      expiry: {
+        ttl: 24 * HOUR,
+        onExpiry: 'reject',
+        ladder: [
+          { after: '1h', remind: true },
+          { after: '4h', reassign: 'user:9' },
+        ],
+      },
+    })
+    const agents = runtime()
+    const run = await agents.start('deployer', { input: 'ship it', owner: 'user:1' })
+    await agents.idle()
+    const [intake] = await rowsOf(run.id)
+    assert.equal(intake.status, 'pending')
+    assert.equal(intake.ladderStep, 0)
+    assert.deepEqual(
+      intake.ladder?.map((step) => [step.do, step.to ?? null]),
+      [
+        ['remind', null],
+        ['reassign', ['user:9']],
+      ]
+    )
+    const due = intake.ladderDueAt!.diff(intake.createdAt).as('minutes')
+    assert.closeTo(due, 60, 1)
+    assert.throws(
+      () =>
+        defineAgent({
+          name: 'bad',
+          model: scriptedModel([]),
+          instructions: '',
+          expiry: { ttl: HOUR, ladder: [{ after: '2h', remind: true }] },
+        }),
+      /Agent "bad": expiry\.ladder\[0\]\.after: must come before the expiry/
+    )
+  })
+
   test('an intake form waits before any model call and opens the first prompt', async ({
     assert,
   }) => {

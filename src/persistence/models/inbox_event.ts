@@ -24,6 +24,8 @@ export type InboxEventType =
   | 'granted'
   | 'revoked'
   | 'policy-decided'
+  | 'reminded'
+  | 'reassigned'
 
 export class InboxEvent extends BaseModel {
   static table = 'agent_inbox_events'

@@ -10,6 +10,7 @@ import { BaseModel, beforeCreate, column } from '@adonisjs/lucid/orm'
 import { jsonColumn } from '../json_column.ts'
 import type { AnsweredVia, Outcome, Reply } from '../../questions/types.ts'
 import type { ExpiryPolicy } from '../../questions/settle.ts'
+import type { LadderState } from '../../governance/ladder.ts'
 
 /**
  * `read` runs at once, `action` waits for a yes/no, `ask` is the model's
@@ -138,6 +139,18 @@ export class ToolCall extends BaseModel {
   @column()
   declare onExpiry: ExpiryPolicy
 
+  /** The escalation ladder's steps before expiry (docs/design.md §7.7), with when each ran */
+  @jsonColumn()
+  declare ladder: LadderState | null
+
+  /** How many of the ladder's steps ran: each runs once, by a conditional update on it */
+  @column()
+  declare ladderStep: number
+
+  /** When the ladder's next step is due; null when none is left */
+  @column.dateTime()
+  declare ladderDueAt: DateTime | null
+
   @column.dateTime({ autoCreate: true })
   declare createdAt: DateTime
 
@@ -149,6 +162,7 @@ export class ToolCall extends BaseModel {
     row.id ??= randomUUID()
     row.onExpiry ??= 'defaults'
     row.attempt ??= 1
+    row.ladderStep ??= 0
   }
 }
 

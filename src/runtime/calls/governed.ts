@@ -131,7 +131,7 @@ async function ask(
       )
     }
     await openWait(context, recorded, {
-      ...expiry(context.agent),
+      ...expiry(context.agent, definition),
       quorum,
       decidedBy: { ...decidedBy, quorum },
     })
@@ -159,7 +159,7 @@ async function ask(
   await openWait(
     context,
     { ...recorded, grants: definition.grants },
-    { ...expiry(context.agent), decidedBy }
+    { ...expiry(context.agent, definition), decidedBy }
   )
   return WAIT
 }

@@ -15,6 +15,7 @@ import { questionSetFingerprint, recallOutcome } from '../../questions/memory.ts
 import type { QuestionOutcome, QuestionSet } from '../../questions/types.ts'
 import type { AgentDefinition } from '../define_agent.ts'
 import type { CallContext } from './context.ts'
+import type { LadderStep } from '../../governance/ladder.ts'
 
 /**
  * Opens a wait of the run through the inbox and keeps the row in `rows`.
@@ -42,12 +43,14 @@ export async function recordCall(context: CallContext, call: RecordedCall, decid
 }
 
 /**
- * When the waits an agent opens expire, and what expiry does.
+ * When the waits an agent opens expire, what expiry does, and the ladder
+ * before it (the tool's own, for its approvals).
  */
-export function expiry(agent: AgentDefinition) {
+export function expiry(agent: AgentDefinition, tool?: { ladder?: LadderStep[] }) {
   return {
     onExpiry: agent.expiry.onExpiry,
     expiresAt: agent.expiry.ttl ? DateTime.now().plus({ milliseconds: agent.expiry.ttl }) : null,
+    ladder: tool?.ladder ?? agent.expiry.ladder,
   }
 }
 

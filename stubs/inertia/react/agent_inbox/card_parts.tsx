@@ -20,8 +20,8 @@ export type CardProps = CardState & {
 }
 
 /**
- * The line under a card's title: its kind, when it was asked, and when it
- * expires and what happens then.
+ * The line under a card's title: its kind, when it was asked, when it
+ * expires and what happens then, and where its escalation ladder stands.
  */
 export function CardMeta({ card }: { card: RowCard }) {
   return (
@@ -34,6 +34,7 @@ export function CardMeta({ card }: { card: RowCard }) {
           {card.onExpiry ? ` (then: ${expiryWords(card)})` : ''}
         </span>
       )}
+      {card.escalation && <span className="ai-escalation">{card.escalation}</span>}
     </p>
   )
 }

@@ -1,0 +1,60 @@
+/*
+ * The mail channel (docs/design.md §7.7): a message per row, or a digest,
+ * through the app's `@adonisjs/mail` (an optional peer: nothing of it is
+ * imported, the mailer is resolved from the container when a mail goes
+ * out, so an app without it boots, and one that names this channel
+ * without it is told what to install).
+ */
+
+import { defineChannel, type Recipient } from './channel.ts'
+import { digestMail, rowMail, type MailBody } from './mail_text.ts'
+
+export type MailChannelOptions = {
+  /** The sender; default: config/mail.ts's `from` */
+  from?: string | { address: string; name?: string }
+  /** A mailer of config/mail.ts other than its default */
+  mailer?: string
+}
+
+/** The part of `@adonisjs/mail`'s message the channel writes */
+type MessageLike = {
+  to(address: string, name?: string): MessageLike
+  from(address: string, name?: string): MessageLike
+  subject(subject: string): MessageLike
+  html(html: string): MessageLike
+  text(text: string): MessageLike
+}
+type MailManagerLike = {
+  use(name?: string): { send(compose: (message: MessageLike) => void): Promise<unknown> }
+}
+
+/**
+ * Mails people who have an `email` (the `preferences` hook gives it).
+ *
+ * @example
+ * notifications: { channels: [mailChannel({ from: 'inbox@example.com' })], ... }
+ */
+export function mailChannel(options: MailChannelOptions = {}) {
+  async function send(make: (binding: string) => Promise<any>, person: Recipient, body: MailBody) {
+    if (!person.email) return
+    const manager: MailManagerLike = await make('mail.manager').catch((error) => {
+      throw new Error(
+        'The mail channel needs @adonisjs/mail: install and configure it with "node ace add @adonisjs/mail"',
+        { cause: error }
+      )
+    })
+    await manager.use(options.mailer).send((message) => {
+      message.to(person.email!, person.name ?? undefined).subject(body.subject)
+      if (typeof options.from === 'string') message.from(options.from)
+      else if (options.from) message.from(options.from.address, options.from.name)
+      message.html(body.html).text(body.text)
+    })
+  }
+  return defineChannel({
+    name: 'mail',
+    notify: (notice, person, context) =>
+      send(context.make, person, rowMail(notice, person, context.inboxUrl)),
+    digest: (notices, person, context) =>
+      send(context.make, person, digestMail(notices, person, context.inboxUrl)),
+  })
+}

@@ -1,0 +1,67 @@
+/*
+ * The webhook channel (docs/design.md §7.7): POSTs a JSON payload per row
+ * (or per digest) to the app's URL, signed with a shared secret
+ * (./signature.ts), so a Slack or Teams bot of the app's own can show it
+ * and settle the row through the JSON API with the digest it names.
+ */
+
+import { viewDigest } from '../governance/view.ts'
+import { defineChannel, type Recipient, type RowNotice } from './channel.ts'
+import { SIGNATURE_HEADER, signWebhook } from './signature.ts'
+
+export type WebhookChannelOptions = {
+  url: string
+  /** Shared with the receiver, which checks the signature (`verifyWebhook`) */
+  secret: string
+  /** Milliseconds before a delivery is given up (and tried again later); default 10 s */
+  timeout?: number
+}
+
+/** What a row looks like in a payload: enough to show it and to reply to it */
+export function rowPayload(notice: RowNotice) {
+  const row = notice.row
+  return {
+    id: row.id,
+    runId: row.runId,
+    kind: row.kind,
+    toolName: row.toolName,
+    request: row.request,
+    digest: viewDigest(row),
+    reason: notice.reason,
+    note: notice.note,
+    links: notice.links,
+    createdAt: row.createdAt?.toISO() ?? null,
+    expiresAt: row.expiresAt?.toISO() ?? null,
+  }
+}
+
+/**
+ * @example
+ * webhookChannel({ url: env.get('INBOX_WEBHOOK_URL'), secret: env.get('INBOX_WEBHOOK_SECRET') })
+ */
+export function webhookChannel(options: WebhookChannelOptions) {
+  async function post(person: Recipient, rows: RowNotice[], inboxUrl: string | null) {
+    const body = JSON.stringify({
+      type: 'agent_inbox.notice',
+      person: { id: person.id, name: person.name ?? null },
+      rows: rows.map(rowPayload),
+      inboxUrl,
+    })
+    const at = Math.floor(Date.now() / 1000)
+    const response = await fetch(options.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        [SIGNATURE_HEADER]: signWebhook(options.secret, body, at),
+      },
+      body,
+      signal: AbortSignal.timeout(options.timeout ?? 10_000),
+    })
+    if (!response.ok) throw new Error(`webhook ${options.url} answered ${response.status}`)
+  }
+  return defineChannel({
+    name: 'webhook',
+    notify: (notice, person, context) => post(person, [notice], context.inboxUrl),
+    digest: (notices, person, context) => post(person, notices, context.inboxUrl),
+  })
+}

@@ -1,0 +1,77 @@
+/*
+ * A web app of the notification suites: the inbox's routes, `@adonisjs/mail`
+ * sending to a real SMTP server on loopback (./smtp.ts), a webhook
+ * receiver, and people whose preferences a test sets (mail at once, a
+ * digest, the webhook). Rows are opened as waits outside the runtime, so
+ * nothing resumes a run behind the test's back.
+ */
+
+import { createServer, type IncomingMessage } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { defineConfig } from '../../src/define_config.ts'
+import { mailChannel } from '../../src/notify/mail_channel.ts'
+import { webhookChannel } from '../../src/notify/webhook_channel.ts'
+import type { Preferences } from '../../src/notify/schedule.ts'
+import type { LadderStep } from '../../src/governance/ladder.ts'
+import { createHttpApp } from './http.ts'
+import { startSmtpSink } from './smtp.ts'
+import { mailConfig } from './smtp.ts'
+
+export const WEBHOOK_SECRET = 'whsec_test'
+
+/** A loopback receiver keeping each POST's raw body and headers */
+export async function startWebhookSink() {
+  const posts: { body: string; headers: IncomingMessage['headers'] }[] = []
+  const server = createServer((req, res) => {
+    let body = ''
+    req.on('data', (chunk) => (body += chunk))
+    req.on('end', () => {
+      posts.push({ body, headers: req.headers })
+      res.end('ok')
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`
+  return { url, posts, close: () => new Promise((resolve) => server.close(resolve)) }
+}
+
+export async function createNotifyingApp() {
+  const smtp = await startSmtpSink()
+  const webhook = await startWebhookSink()
+  const people: Record<string, Preferences | null> = {}
+  const port = Number(process.env.TEST_HTTP_PORT)
+  const testApp = await createHttpApp({
+    providers: [() => import('@adonisjs/mail/mail_provider')],
+    config: { mail: mailConfig(smtp.port) },
+    agents: defineConfig({
+      notifications: {
+        channels: [mailChannel(), webhookChannel({ url: webhook.url, secret: WEBHOOK_SECRET })],
+        baseUrl: `http://127.0.0.1:${port}`,
+        preferences: (id) => (id in people ? people[id] : { email: `${id}@example.test` }),
+      },
+    }),
+  })
+  const agents = await testApp.app.container.make('agents.runtime')
+  const notifier = (await testApp.app.container.make('agents.notifier'))!
+  return {
+    ...testApp,
+    smtp,
+    webhook,
+    people,
+    agents,
+    notifier,
+    /** An approval waiting for `owner`, opened outside any run */
+    openApproval(owner: string, summary = 'Deploy main', ladder?: LadderStep[]) {
+      return agents.inbox.open(
+        { id: null, ownerId: owner },
+        { kind: 'action', toolName: 'deploy', args: { branch: 'main' }, summary },
+        { ladder }
+      )
+    },
+    async terminate() {
+      await testApp.terminate()
+      await smtp.close()
+      await webhook.close()
+    },
+  }
+}

@@ -1,0 +1,151 @@
+/*
+ * Notifications over real transports (docs/design.md §7.7): a digest per
+ * person and interval (10 rows → one mail listing 10, held until the
+ * interval ends, sent once though two dispatchers run), quiet hours, a
+ * ladder's reminder and reassignment mailed to the people it names, and
+ * the webhook's signed JSON, with which a bot settles the row through the
+ * JSON API.
+ */
+
+import { test } from '@japa/runner'
+import { DateTime } from 'luxon'
+import { dbName } from '../helpers/database.ts'
+import { createNotifyingApp, WEBHOOK_SECRET } from '../helpers/notifications.ts'
+import { mailLinks } from '../helpers/smtp.ts'
+import { Notification } from '../../src/persistence/models/notification.ts'
+import { ToolCall } from '../../src/persistence/models/tool_call.ts'
+import { SIGNATURE_HEADER, verifyWebhook } from '../../src/notify/signature.ts'
+import { quietUntil } from '../../src/notify/schedule.ts'
+import { rowCard } from '../../src/http/cards.ts'
+
+test.group(`Notifications | ${dbName()}`, (group) => {
+  let app: Awaited<ReturnType<typeof createNotifyingApp>>
+  group.setup(async () => {
+    app = await createNotifyingApp()
+    return () => app.terminate()
+  })
+  group.each.setup(async () => {
+    await app.notifier.idle()
+    await ToolCall.query().delete()
+    app.smtp.mails.length = 0
+    app.webhook.posts.length = 0
+  })
+  group.each.timeout(30_000)
+
+  test('a digest: 10 rows for one person in one interval are one mail listing 10', async ({
+    assert,
+  }) => {
+    app.people.dave = { email: 'dave@example.test', name: 'Dave', digest: 30 }
+    for (let index = 1; index <= 10; index++)
+      await app.openApproval('dave', `Deploy build ${index}`)
+    await app.notifier.idle()
+    // Within the interval: held, nothing sent
+    await app.notifier.dispatch(DateTime.now().plus({ minutes: 10 }))
+    assert.lengthOf(app.smtp.mails, 0)
+    const held = await Notification.query().where('person_id', 'dave')
+    assert.lengthOf(held, 10)
+    assert.isTrue(held.every((entry) => entry.held && entry.sentAt === null))
+
+    // The interval ends: two dispatchers at once send one mail
+    const end = DateTime.now().plus({ minutes: 31 })
+    const counts = await Promise.all([app.notifier.dispatch(end), app.notifier.dispatch(end)])
+    assert.equal(counts[0] + counts[1], 10)
+    const [mail] = await app.smtp.received(1)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    assert.lengthOf(app.smtp.mails, 1)
+    assert.equal(mail.subject, '10 items wait for you in the inbox')
+    for (let index = 1; index <= 10; index++) assert.include(mail.text!, `Deploy build ${index}`)
+    assert.lengthOf(mailLinks(mail).Approve, 10)
+    await app.notifier.dispatch(end.plus({ hours: 1 }))
+    assert.lengthOf(app.smtp.mails, 1)
+  })
+
+  test('quiet hours hold a notice until they end', async ({ assert }) => {
+    const now = DateTime.now().toUTC()
+    const from = now.minus({ hours: 1 }).toFormat('HH:mm')
+    const to = now.plus({ hours: 2 }).toFormat('HH:mm')
+    app.people.nina = { email: 'nina@example.test', quietHours: { from, to, zone: 'UTC' } }
+    await app.openApproval('nina', 'Restart the cache')
+    await app.notifier.idle()
+    await app.notifier.dispatch()
+    assert.lengthOf(app.smtp.mails, 0)
+    const [entry] = await Notification.query().where('person_id', 'nina')
+    assert.isTrue(entry.held)
+    await app.notifier.dispatch(entry.dueAt.plus({ minutes: 1 }))
+    await app.smtp.received(1)
+    assert.equal(app.smtp.to('nina@example.test').length, 1)
+
+    const night = DateTime.fromISO('2026-01-01T23:30:00Z', { zone: 'utc' })
+    const quiet = { from: '22:00', to: '07:00', zone: 'UTC' }
+    assert.equal(quietUntil(night, quiet)?.toISO(), '2026-01-02T07:00:00.000Z')
+    assert.isNull(quietUntil(night.set({ hour: 12 }), quiet))
+  })
+
+  test("a ladder's reminder and reassignment reach the people it names", async ({ assert }) => {
+    app.agents.approvals.resolveRole = (role) => (role === 'oncall' ? ['olga'] : [])
+    const opened = DateTime.now()
+    const row = await app.openApproval('ada', 'Scale the cluster', [
+      { after: '1h', remind: true },
+      { after: '4h', reassign: '@oncall' },
+    ])
+    await app.smtp.received(1)
+
+    const remindAt = opened.plus({ hours: 1, minutes: 1 })
+    await app.agents.sweep({ now: remindAt, resume: false })
+    await app.notifier.dispatch(remindAt)
+    const [, reminder] = await app.smtp.received(2)
+    assert.include(reminder.subject, 'still waits for you')
+    assert.include(reminder.text!, 'reminded 1 min ago; escalates to @oncall in 3 h')
+    // The inbox card says the same (its clock is the real one: the step ran "in the future")
+    const reminded = await ToolCall.findOrFail(row.id)
+    assert.match(
+      rowCard(reminded).escalation!,
+      /^reminded 1 min ago; escalates to @oncall in \d+ (h|min)$/
+    )
+
+    const reassignAt = opened.plus({ hours: 4, minutes: 1 })
+    await app.agents.sweep({ now: reassignAt, resume: false })
+    await app.notifier.dispatch(reassignAt)
+    await app.smtp.received(4)
+    const [handed] = app.smtp.to('olga@example.test')
+    assert.include(handed.subject, 'was handed to you')
+    assert.lengthOf(mailLinks(handed).Approve, 1)
+    const released = app.smtp.to('ada@example.test').at(-1)!
+    assert.include(released.subject, 'was handed to someone else')
+    assert.isUndefined(mailLinks(released).Approve)
+    const handedOn = await ToolCall.findOrFail(row.id)
+    assert.equal(handedOn.status, 'pending')
+  })
+
+  test('the webhook posts signed JSON a bot settles the row with', async ({ assert }) => {
+    app.people.bot = { channels: ['webhook'], name: 'Ops bot' }
+    const row = await app.openApproval('bot', 'Purge the CDN')
+    await app.notifier.idle()
+    assert.lengthOf(app.smtp.mails, 0)
+    assert.lengthOf(app.webhook.posts, 1)
+    const [post] = app.webhook.posts
+    const signature = post.headers[SIGNATURE_HEADER] as string
+    assert.isTrue(verifyWebhook(WEBHOOK_SECRET, post.body, signature))
+    assert.isFalse(verifyWebhook('another secret', post.body, signature))
+    assert.isFalse(verifyWebhook(WEBHOOK_SECRET, post.body.replace('Purge', 'Purgo'), signature))
+    const payload = JSON.parse(post.body)
+    assert.equal(payload.person.id, 'bot')
+    assert.equal(payload.rows[0].id, row.id)
+    assert.equal(payload.rows[0].request.summary, 'Purge the CDN')
+    assert.lengthOf(payload.rows[0].links, 2)
+
+    // The bot replies with the digest it was sent (over HTTP it would POST it to the reply route)
+    await app.agents.inbox.settle(
+      row.id,
+      { approved: true },
+      {
+        by: 'bot',
+        via: 'api',
+        view: payload.rows[0].digest,
+        requireView: true,
+      }
+    )
+    const decided = await ToolCall.findOrFail(row.id)
+    assert.equal(decided.status, 'approved')
+  })
+})
