@@ -192,15 +192,17 @@ export default class InboxController {
   async show(ctx: HttpContext) {
     const visitor = await visitorOf(ctx)
     const row = await authorizedRow(ctx, visitor)
-    const votes = await quorumVotes([row])
-    const card = rowCard(row, undefined, votes.get(row.id))
     // A wait opened outside the runtime has no run to tell
     if (!row.runId) {
+      const votes = await quorumVotes([row])
+      const card = rowCard(row, undefined, votes.get(row.id))
       const people = await peopleOf(ctx, visitor, [row.ownerId, row.answeredBy])
       return { row: card, run: null, rows: [card], journal: [], people }
     }
     const { run, rows, journal } = await visitor.agents.transcript(row.runId)
-    const runVotes = await quorumVotes(rows)
+    // One read of the votes: the row is among its run's rows
+    const votes = await quorumVotes(rows.some((item) => item.id === row.id) ? rows : [row, ...rows])
+    const card = rowCard(row, undefined, votes.get(row.id))
     const people = await peopleOf(ctx, visitor, [
       run.ownerId,
       ...rows.map((item) => item.answeredBy),
@@ -215,7 +217,7 @@ export default class InboxController {
         lastError: run.lastError,
         lastErrorAt: run.lastErrorAt?.toISO() ?? null,
       },
-      rows: rows.map((item) => rowCard(item, undefined, runVotes.get(item.id))),
+      rows: rows.map((item) => rowCard(item, undefined, votes.get(item.id))),
       journal: journal.map((entry) => ({
         sequence: entry.sequence,
         kind: entry.kind,
