@@ -60,7 +60,7 @@ const sizes = quick
       sweepRows: 10_000,
       sweepRepetitions: 3,
       queueRuns: 200,
-      queueSamples: 40,
+      queueSamples: 120,
       queueBackends: ['redis', 'database'] as const,
     }
 

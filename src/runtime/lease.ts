@@ -53,8 +53,11 @@ export class Lease {
    * `running` so a dead driver's run is found at start-up. Returns false
    * when refused; else the run row as the update left it where the
    * database returns updated rows (PostgreSQL, SQLite), or null (MySQL).
+   * Given the run as `read` before, takes it only while its journal's
+   * length and attempt are still as read, and returns `read` as the update
+   * left it (RunMemory.take, on MySQL).
    */
-  async acquire(runId: string): Promise<false | { run: AgentRun | null }> {
+  async acquire(runId: string, read?: AgentRun): Promise<false | { run: AgentRun | null }> {
     const now = DateTime.now()
     const probe = new AgentRun()
     const client = AgentRun.$adapter.modelConstructorClient(AgentRun)
@@ -74,15 +77,19 @@ export class Lease {
             preparedColumns(probe, { leaseExpiresAt: now }).lease_expires_at
           )
       )
-    const changes = preparedColumns(probe, {
-      status: 'running',
+    if (read) query.where('journal_length', read.journalLength).where('attempt', read.attempt)
+    const taken = {
+      status: 'running' as const,
       leaseOwner: this.owner,
       leaseExpiresAt: later(now, this.#ttl),
       updatedAt: now,
-    })
+    }
+    const changes = preparedColumns(probe, taken)
     let acquired: false | { run: AgentRun | null }
     if (client.dialect.name === 'mysql') {
-      acquired = affectedRows(await query.update(changes)) === 1 && { run: null }
+      acquired = affectedRows(await query.update(changes)) === 1 && {
+        run: read ? Object.assign(read, taken) : null,
+      }
     } else {
       // PostgreSQL and SQLite return the row as updated: the driver need not read it back
       const rows = await allRows(client, query.returning('*').update(changes))

@@ -134,23 +134,19 @@ export class RunDriver {
     if (this.#active.has(runId)) return 'busy'
     this.#active.add(runId)
     try {
-      const acquired = await this.#lease.acquire(runId)
-      if (!acquired) {
+      const memory = await RunMemory.take(runId, this.#lease, () =>
+        this.#shared.onCheckpoint?.('before-commit', runId)
+      )
+      if (!memory) {
         // Refused: a finished run says so; a live one is held by another driver
         const run = await AgentRun.find(runId)
         return run && isFinished(run.status) ? run.status : 'busy'
       }
-      let memory: RunMemory | undefined
       return await this.#lease.hold(
         runId,
-        async () => {
-          memory = await RunMemory.load(acquired.run ?? runId, this.#lease, () =>
-            this.#shared.onCheckpoint?.('before-commit', runId)
-          )
-          return this.#loop(memory)
-        },
+        () => this.#loop(memory),
         // RunState's last change gave the lease up with it
-        () => memory !== undefined && memory.run.leaseOwner === null
+        () => memory.run.leaseOwner === null
       )
     } finally {
       this.#active.delete(runId)

@@ -33,6 +33,38 @@ export type NewEntry = {
  */
 export type RowBuilder = (firstSequence: number) => Record<string, unknown>[]
 
+/*
+ * The two reads of every drive, through knex: prepared once per connection on
+ * SQLite (sqlite_writes.ts).
+ */
+async function readJournal(runId: string): Promise<JournalEntry[]> {
+  const client = JournalRow.$adapter.modelConstructorClient(JournalRow)
+  const saved = await allRows(
+    client,
+    client
+      .knexQuery()
+      .from(JournalRow.table)
+      .where('run_id', runId)
+      .orderBy('sequence', 'asc')
+      .select('kind', 'payload')
+  )
+  return saved.map(
+    (entry) =>
+      ({
+        kind: entry.kind,
+        payload: typeof entry.payload === 'string' ? JSON.parse(entry.payload) : entry.payload,
+      }) as JournalEntry
+  )
+}
+
+/** The run's rows in sequence, of one attempt or of all */
+async function readToolCalls(runId: string, attempt?: number): Promise<ToolCall[]> {
+  const client = ToolCall.$adapter.modelConstructorClient(ToolCall)
+  const query = client.knexQuery().from(ToolCall.table).where('run_id', runId)
+  if (attempt !== undefined) query.where('attempt', attempt)
+  return readRows(ToolCall, await allRows(client, query.orderBy('sequence', 'asc')))
+}
+
 export class RunMemory {
   readonly run: AgentRun
   readonly journal: JournalEntry[]
@@ -64,57 +96,69 @@ export class RunMemory {
   }
 
   /**
-   * Reads what the run needs: the run (unless the lease's update returned
-   * it), its journal (parsed once) and the rows of its current attempt.
-   * Three queries at most, once per drive (none beyond the run for a run
-   * with nothing journaled yet); one more for the next row sequence of a
-   * retried run.
+   * Takes the run's lease and reads what the driver needs: the run, its
+   * journal (parsed once) and the rows of its current attempt; false when
+   * the lease is refused. Where the lease's update returns the run
+   * (PostgreSQL, SQLite), two reads follow it (none for a run with nothing
+   * journaled yet), and one more for the next row sequence of a retried
+   * run. MySQL returns nothing from an update, so the run is read first and
+   * the lease taken only if the run is still as read (its journal's length
+   * and attempt), while its journal and every attempt's rows are read
+   * alongside on other connections of the pool: two round trips' wait
+   * where one after another would be four. A checkpoint by another driver
+   * meanwhile changes the length and the lease is refused; then the lease
+   * is taken as elsewhere and everything read after it.
    */
-  static async load(
-    runOrId: AgentRun | string,
+  static async take(
+    runId: string,
+    lease: Lease,
+    beforeCommit?: () => void | Promise<void>
+  ): Promise<RunMemory | false> {
+    const client = AgentRun.$adapter.modelConstructorClient(AgentRun)
+    if (client.dialect.name !== 'mysql') {
+      const acquired = await lease.acquire(runId)
+      if (!acquired) return false
+      const run = acquired.run!
+      // A run with nothing journaled has no rows in this attempt either: the driver writes both
+      const fresh = run.journalLength === 0
+      const journal = fresh ? [] : await readJournal(runId)
+      const rows = fresh ? [] : await readToolCalls(runId, run.attempt)
+      const nextRow =
+        run.attempt === 1 ? (rows.at(-1)?.sequence ?? 0) + 1 : await nextSequence(ToolCall, runId)
+      return new RunMemory(run, journal, rows, nextRow, lease, beforeCommit)
+    }
+    const [read] = readRows(
+      AgentRun,
+      await client.knexQuery().from(AgentRun.table).where('id', runId).limit(1)
+    )
+    if (!read) return false
+    // A retried run's earlier attempts hold rows: the next sequence comes after theirs
+    const fresh = read.journalLength === 0
+    const [acquired, journal, everyRow] = await Promise.all([
+      lease.acquire(runId, read),
+      fresh ? [] : readJournal(runId),
+      fresh && read.attempt === 1 ? [] : readToolCalls(runId),
+    ])
+    if (acquired) return RunMemory.#ofAttempt(read, journal, everyRow, lease, beforeCommit)
+    if (!(await lease.acquire(runId))) return false
+    const [run, ...rest] = await Promise.all([
+      AgentRun.findOrFail(runId),
+      readJournal(runId),
+      readToolCalls(runId),
+    ])
+    return RunMemory.#ofAttempt(run, ...rest, lease, beforeCommit)
+  }
+
+  /** From every attempt's rows: the current attempt's, and the next sequence */
+  static #ofAttempt(
+    run: AgentRun,
+    journal: JournalEntry[],
+    everyRow: ToolCall[],
     lease: Lease,
     beforeCommit?: () => void | Promise<void>
   ) {
-    const run = typeof runOrId === 'string' ? await AgentRun.findOrFail(runOrId) : runOrId
-    const runId = run.id
-    // A run with nothing journaled has no rows in this attempt either: the driver writes both
-    const fresh = run.journalLength === 0
-    // Through knex, prepared once on SQLite (sqlite_writes.ts): the two reads of every drive
-    const client = ToolCall.$adapter.modelConstructorClient(ToolCall)
-    const saved = fresh
-      ? []
-      : await allRows(
-          client,
-          client
-            .knexQuery()
-            .from(JournalRow.table)
-            .where('run_id', runId)
-            .orderBy('sequence', 'asc')
-            .select('kind', 'payload')
-        )
-    const journal = saved.map(
-      (entry) =>
-        ({
-          kind: entry.kind,
-          payload: typeof entry.payload === 'string' ? JSON.parse(entry.payload) : entry.payload,
-        }) as JournalEntry
-    )
-    const rows = fresh
-      ? []
-      : readRows(
-          ToolCall,
-          await allRows(
-            client,
-            client
-              .knexQuery()
-              .from(ToolCall.table)
-              .where('run_id', runId)
-              .where('attempt', run.attempt)
-              .orderBy('sequence', 'asc')
-          )
-        )
-    const nextRow =
-      run.attempt === 1 ? (rows.at(-1)?.sequence ?? 0) + 1 : await nextSequence(ToolCall, runId)
+    const rows = everyRow.filter((row) => row.attempt === run.attempt)
+    const nextRow = (everyRow.at(-1)?.sequence ?? 0) + 1
     return new RunMemory(run, journal, rows, nextRow, lease, beforeCommit)
   }
 

@@ -13,7 +13,16 @@ import { test } from '@japa/runner'
 import { DateTime } from 'luxon'
 import vine from '@vinejs/vine'
 import { createTestApp, dbName } from '../helpers/database.ts'
-import { call, createAgents, rowsOf, say, scriptedModel, toolResultOf } from '../helpers/runtime.ts'
+import {
+  ask,
+  call,
+  createAgents,
+  DB_QUESTION,
+  rowsOf,
+  say,
+  scriptedModel,
+  toolResultOf,
+} from '../helpers/runtime.ts'
 import type { ScriptStep } from '../helpers/runtime.ts'
 import { defineAgent } from '../../src/runtime/define_agent.ts'
 import { defineTool, type ToolDefinition } from '../../src/runtime/define_tool.ts'
@@ -22,6 +31,7 @@ import type { Agents } from '../../src/runtime/agents.ts'
 import { AgentRun } from '../../src/persistence/models/agent_run.ts'
 import { JournalRow } from '../../src/persistence/models/journal_row.ts'
 import { preparedColumns } from '../../src/persistence/prepared_columns.ts'
+import { Lease } from '../../src/runtime/lease.ts'
 
 /** Schedules nothing: each test drives the runs itself */
 const noExecutor = (): RunExecutor => ({ resume() {}, idle: async () => {} })
@@ -262,5 +272,37 @@ test.group(`Runtime lease fence | ${dbName()}`, (group) => {
       'step:2:response',
     ])
     assert.isNull(run.leaseOwner)
+  })
+
+  /*
+   * MySQL returns nothing from an update, so a driver there reads the run
+   * first and takes the lease while it reads the journal (RunMemory.take):
+   * the lease must be refused on a run another driver moved on meanwhile,
+   * or the driver would ask the model again for a step already journaled.
+   */
+  test('a lease asked for on a run as it was read is refused once another driver journaled more', async ({
+    assert,
+  }) => {
+    const { first, second } = twoDrivers([[ask('q1', DB_QUESTION)], [say('Done.')]], [])
+    const run = await first.start('fenced', { input: 'ask', owner: 'user:1' })
+    const read = await AgentRun.findOrFail(run.id)
+    assert.equal(await second.driver.drive(run.id), 'waiting')
+
+    const lease = new Lease({ owner: 'driver-third' })
+    assert.isFalse(await lease.acquire(run.id, read), 'the run was journaled since it was read')
+    await run.refresh()
+    assert.isNull(run.leaseOwner, 'the refused lease wrote nothing')
+    assert.isAbove(run.journalLength, read.journalLength)
+
+    const current = await AgentRun.findOrFail(run.id)
+    const taken = await lease.acquire(run.id, current)
+    assert.isNotFalse(taken)
+    const held = taken ? taken.run : null
+    assert.equal(held?.leaseOwner, 'driver-third')
+    assert.equal(held?.status, 'running')
+    assert.equal(held?.journalLength, current.journalLength)
+    await run.refresh()
+    assert.equal(run.leaseOwner, 'driver-third')
+    assert.equal(run.status, 'running')
   })
 })
