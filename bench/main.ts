@@ -43,6 +43,7 @@ const sizes = quick
       growthSteps: 60,
       settleRows: 100,
       pageSizes: [1_000, 10_000],
+      pageRepetitions: 50,
       concurrentRuns: 100,
       sweepRows: 1_000,
       sweepRepetitions: 1,
@@ -56,6 +57,7 @@ const sizes = quick
       growthSteps: 1000,
       settleRows: 500,
       pageSizes: [10_000, 1_000_000],
+      pageRepetitions: 200,
       concurrentRuns: 1000,
       sweepRows: 10_000,
       sweepRepetitions: 3,
@@ -132,7 +134,8 @@ for (const name of values.db.split(',').map((item) => item.trim()) as DbName[]) 
       console.error(`${name}: inbox page at ${sizes.pageSizes.join(', ')} rows`)
       const pages = await measureInboxPage(testApp.db, {
         sizes: sizes.pageSizes,
-        repetitions: sizes.repetitions * 4,
+        repetitions: sizes.pageRepetitions,
+        warmup: sizes.pageRepetitions,
       })
       for (const page of pages) {
         cell(
@@ -141,9 +144,10 @@ for (const name of values.db.split(',').map((item) => item.trim()) as DbName[]) 
           name,
           `${formatSpread(page.pending.ratio, '×')}; ${formatNumber(page.pending.inbox.median)} ms`
         )
+        // The goal of the settled history is an indexed read (tests/persistence/index_plans.spec.ts)
         cell(
           `inbox.list settled / hand-written SQL at ${page.size.toLocaleString('en')} rows`,
-          '≤ 1.5×',
+          'indexed',
           name,
           `${formatSpread(page.settled.ratio, '×')}; ${formatNumber(page.settled.inbox.median)} ms`
         )
