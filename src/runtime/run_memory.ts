@@ -132,11 +132,11 @@ export class RunMemory {
       await client.knexQuery().from(AgentRun.table).where('id', runId).limit(1)
     )
     if (!read) return false
-    // A retried run's earlier attempts hold rows: the next sequence comes after theirs
     const fresh = read.journalLength === 0
     const [acquired, journal, everyRow] = await Promise.all([
       lease.acquire(runId, read),
       fresh ? [] : readJournal(runId),
+      // A retried run's earlier attempts hold rows: the next sequence comes after theirs
       fresh && read.attempt === 1 ? [] : readToolCalls(runId),
     ])
     if (acquired) return RunMemory.#ofAttempt(read, journal, everyRow, lease, beforeCommit)
