@@ -21,9 +21,16 @@ import { spread, type Spread } from './stats.ts'
 
 const PAYLOAD = 'x'.repeat(1024)
 
-/** A model that calls the read tool `steps` times, then answers */
+/**
+ * A model that calls the read tool `steps` times, then answers. Unlike the
+ * AI SDK's mock it wraps, it keeps no call's options, as a real provider
+ * keeps no prompt: each holds the whole conversation, so a long run's
+ * recorded prompts grew the heap with the square of its length (150 MB over
+ * 1,000 steps) and slowed every later step's work, the package's and the
+ * plain loops' alike.
+ */
 function stepperModel(steps: number) {
-  return scriptedModel(
+  const model = scriptedModel(
     [
       ...Array.from({ length: steps }, (_, index) => () => [
         call(`call_${index + 1}`, 'lookup', { key: `k${index + 1}` }),
@@ -32,6 +39,8 @@ function stepperModel(steps: number) {
     ],
     { by: 'turn' }
   )
+  Object.defineProperty(model, 'doGenerateCalls', { get: () => [] })
+  return model
 }
 
 const lookup = async ({ key }: { key: string }) => `value of ${key}`
