@@ -64,6 +64,25 @@ export function checkLadder(steps: LadderStep[], ttl?: Duration): void {
 }
 
 /**
+ * A ladder as defined on an agent or a tool, checked (`checkLadder`):
+ * none when empty; a bad step throws, its message led by `owner` (`Agent
+ * "triage": expiry.`).
+ */
+export function checkedLadder(
+  owner: string,
+  steps: LadderStep[] | undefined,
+  ttl?: Duration
+): { ladder?: LadderStep[] } {
+  if (!steps?.length) return {}
+  try {
+    checkLadder(steps, ttl)
+  } catch (error) {
+    throw new Error(`${owner}${(error as Error).message}`)
+  }
+  return { ladder: steps }
+}
+
+/**
  * The ladder of a row opened at `openedAt`: its entries and when the first
  * is due; none for an empty ladder.
  */
@@ -192,8 +211,7 @@ export function reassignment(
   const stage = counted.state === 'open' ? counted.stage : spec.stages.length - 1
   const everyone = new Set(spec.stages.flatMap((item) => item.approvers))
   const assigned = people.filter((person) => !everyone.has(person))
-  const voted = new Set(votes.filter((vote) => vote.vote !== null).map((vote) => vote.personId))
-  const from = spec.stages[stage].approvers.filter((person) => !voted.has(person))
+  const from = undecided(spec, stage, votes)
   const stages = spec.stages.map((item, index) =>
     index === stage ? { ...item, approvers: [...item.approvers, ...assigned] } : item
   )
@@ -208,7 +226,11 @@ export function reassignment(
 export function settlers(ownerId: string | null, spec: QuorumSpec | null, votes: Vote[]): string[] {
   if (!spec) return ownerId ? [ownerId] : []
   const counted = tally(spec, votes)
-  if (counted.state !== 'open') return []
+  return counted.state === 'open' ? undecided(spec, counted.stage, votes) : []
+}
+
+/** The approvers of a stage who have not voted */
+function undecided(spec: QuorumSpec, stage: number, votes: Vote[]): string[] {
   const voted = new Set(votes.filter((vote) => vote.vote !== null).map((vote) => vote.personId))
-  return spec.stages[counted.stage].approvers.filter((person) => !voted.has(person))
+  return spec.stages[stage].approvers.filter((person) => !voted.has(person))
 }

@@ -9,7 +9,7 @@
 
 import type { ToolCall } from '../persistence/models/tool_call.ts'
 import { viewDigest } from '../governance/view.ts'
-import { escape, rowLines } from '../notify/mail_text.ts'
+import { escape, listHtml, rowLines } from '../notify/mail_text.ts'
 
 export type LinkAction = 'approve' | 'reject' | 'confirm'
 
@@ -38,7 +38,7 @@ export function confirmPage(row: ToolCall, action: LinkAction, person: string, c
     `${verb}: ${title}`,
     `<h1>${escape(verb)}?</h1>
 <p><strong>${escape(title)}</strong></p>
-<ul>${lines.map((line) => `<li>${escape(line)}</li>`).join('')}</ul>
+${listHtml(lines)}
 <p>Signed in by this link as <strong>${escape(person)}</strong>. Nothing is decided until you press the button.</p>
 <form method="post">
 <input type="hidden" name="digest" value="${viewDigest(row)}">

@@ -19,7 +19,7 @@ import { affectedRows, preparedColumns, readRows } from '../persistence/prepared
 import { nextDue, ranStep, reassignment, settlers, type LadderEntry } from '../governance/ladder.ts'
 import { appendEvents } from './audit_log.ts'
 import { appendNotices, type Notice } from './notices.ts'
-import { quorumOf, votesOf } from './votes.ts'
+import { approverRecords, quorumOf, votesOf } from './votes.ts'
 import debug from '../debug.ts'
 
 export type LadderOptions = {
@@ -110,7 +110,7 @@ async function runStep(
     if (change.assigned.length > 0 && row.kind === 'action') {
       const stage = change.stage ?? 0
       const records = change.assigned.map((personId) => ({ personId, stage }))
-      await insertApprovers(trx, row.id, records)
+      await trx.insertQuery().table(Approver.table).multiInsert(approverRecords(row.id, records))
     }
     notices = [
       ...change.assigned.map((personId) => ({ personId, reason: 'reassigned' as const })),
@@ -144,20 +144,6 @@ async function runStep(
   )
   if (options.notify) await appendNotices(trx, row.id, notices, now)
   return { rowId: row.id, step: index, entry, notices }
-}
-
-async function insertApprovers(
-  trx: TransactionClientContract,
-  rowId: string,
-  records: { personId: string; stage: number }[]
-) {
-  const columns = records.map((record) => ({
-    row_id: rowId,
-    person_id: record.personId,
-    stage: record.stage,
-    vote: null,
-  }))
-  await trx.insertQuery().table(Approver.table).multiInsert(columns)
 }
 
 /** People and `@role`s as people, each once */

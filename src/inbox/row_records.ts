@@ -14,6 +14,7 @@ import type { DecisionOutcome } from '../questions/types.ts'
 import { appendEvents, type AuditEntry } from './audit_log.ts'
 import { approverColumns } from './votes.ts'
 import { appendNotices } from './notices.ts'
+import { settlers } from '../governance/ladder.ts'
 
 /**
  * A call a policy or a grant decided without a person (docs/design.md
@@ -44,8 +45,8 @@ export function openedRecords(
       await trx.insertQuery().table(Approver.table).multiInsert(approverColumns(row.id, quorum))
     }
     if (notify) {
-      // Who may settle it now: a quorum's first stage, else its owner (docs/design.md §7.7)
-      const people = quorum ? quorum.stages[0].approvers : row.ownerId ? [row.ownerId] : []
+      // Who may settle it now (docs/design.md §7.7): no vote is cast yet
+      const people = settlers(row.ownerId, quorum ?? null, [])
       const notices = people.map((personId) => ({ personId, reason: 'created' as const }))
       await appendNotices(trx, row.id, notices, row.createdAt)
     }

@@ -45,11 +45,25 @@ export function quorumOf(row: Pick<ToolCall, 'request'>): QuorumSpec | null {
  * The approver records of a new row that needs `spec`, to insert with it.
  */
 export function approverColumns(rowId: string, spec: QuorumSpec): Record<string, unknown>[] {
+  return approverRecords(
+    rowId,
+    spec.stages.flatMap((stage, index) =>
+      stage.approvers.map((personId) => ({ personId, stage: index }))
+    )
+  )
+}
+
+/**
+ * Approver records of a row, none voted yet: a new row's, or those a
+ * ladder's reassign adds (./ladder_steps.ts).
+ */
+export function approverRecords(
+  rowId: string,
+  people: { personId: string; stage: number }[]
+): Record<string, unknown>[] {
   return preparedRows(
     Approver,
-    spec.stages.flatMap((stage, index) =>
-      stage.approvers.map((personId) => ({ rowId, personId, stage: index, vote: null }))
-    )
+    people.map(({ personId, stage }) => ({ rowId, personId, stage, vote: null }))
   )
 }
 

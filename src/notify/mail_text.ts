@@ -105,10 +105,15 @@ function section(notice: RowNotice): string {
           .join(' · ')
   return [
     `<p><strong>${escape(title)}</strong> — ${WHY[notice.reason]}</p>`,
-    `<ul>${lines.map((line) => `<li>${escape(line)}</li>`).join('')}</ul>`,
+    listHtml(lines),
     notice.note ? `<p><em>${escape(notice.note)}</em></p>` : '',
     links ? `<p>${links}</p>` : '',
   ].join('')
+}
+
+/** Lines as an HTML list, escaped */
+export function listHtml(lines: string[]): string {
+  return `<ul>${lines.map((line) => `<li>${escape(line)}</li>`).join('')}</ul>`
 }
 
 /** HTML-escapes text for an element or a quoted attribute */

@@ -12,7 +12,7 @@ import type { QuestionLimits, QuestionSet } from '../questions/types.ts'
 import { resolveLimits } from '../questions/values.ts'
 import type { ToolDefinition } from './define_tool.ts'
 import type { McpServerConfig } from '../mcp_client/types.ts'
-import { checkLadder, type LadderStep } from '../governance/ladder.ts'
+import { checkedLadder, type LadderStep } from '../governance/ladder.ts'
 
 /**
  * The intake: a question set, or a function of the run's input returning
@@ -100,22 +100,12 @@ export function defineAgent(options: AgentOptions): AgentDefinition {
     expiry: {
       ttl: options.expiry?.ttl,
       onExpiry: options.expiry?.onExpiry ?? 'defaults',
-      ...checkedLadder(options.name, options.expiry),
+      ...checkedLadder(
+        `Agent "${options.name}": expiry.`,
+        options.expiry?.ladder,
+        options.expiry?.ttl
+      ),
     },
     mcp: options.mcp ?? [],
   }
-}
-
-/**
- * The agent's ladder, checked when it is defined (in order, before the
- * expiry): a bad step is a boot error naming the agent.
- */
-function checkedLadder(agent: string, expiry?: ExpiryOptions): { ladder?: LadderStep[] } {
-  if (!expiry?.ladder?.length) return {}
-  try {
-    checkLadder(expiry.ladder, expiry.ttl)
-  } catch (error) {
-    throw new Error(`Agent "${agent}": expiry.${(error as Error).message}`)
-  }
-  return { ladder: expiry.ladder }
 }

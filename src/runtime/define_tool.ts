@@ -20,7 +20,7 @@ import type { ToolCall } from '../persistence/models/tool_call.ts'
 import { formatIssuePath } from '../questions/validate.ts'
 import type { Policy } from '../governance/policy.ts'
 import { checkGrantChoices, type GrantChoice } from '../governance/grant_rules.ts'
-import { checkLadder, type LadderStep } from '../governance/ladder.ts'
+import { checkedLadder, type LadderStep } from '../governance/ladder.ts'
 
 /**
  * `read` tools run at once; `action` tools wait for a person's approval
@@ -269,7 +269,7 @@ export function defineTool<Schema extends SchemaTypes, ToolEffects extends Effec
     policy: options.policy as Policy | undefined,
     irreversible,
     grants: irreversible ? [] : (options.grants ?? []),
-    ...toolLadder(options.name, options.ladder),
+    ...checkedLadder(`Tool "${options.name}": `, options.ladder),
     async validate(input) {
       try {
         return { ok: true, value: await validator.validate(input) }
@@ -332,15 +332,4 @@ function effectsOf(options: {
     effects.set(name, effect)
   }
   return effects
-}
-
-/** A tool's own ladder, checked when it is defined */
-function toolLadder(tool: string, ladder?: LadderStep[]): { ladder?: LadderStep[] } {
-  if (!ladder?.length) return {}
-  try {
-    checkLadder(ladder)
-  } catch (error) {
-    throw new Error(`Tool "${tool}": ${(error as Error).message}`)
-  }
-  return { ladder }
 }

@@ -29,11 +29,11 @@ async function selectsOf(db: Database, work: () => Promise<unknown>): Promise<Se
 }
 
 /** The plan of a statement, as one string that names the indexes used */
-async function planOf(db: Database, { sql, bindings }: Sent): Promise<string> {
+async function planOf(db: Database, { sql, bindings }: Sent, explain = 'explain'): Promise<string> {
   const dialect = db.connection().dialect.name
   if (dialect === 'postgres') {
     // The connection's event shows pg's numbered placeholders; rawQuery takes `?`
-    const result = await db.rawQuery(`explain ${sql.replace(/\$\d+/g, '?')}`, bindings as any[])
+    const result = await db.rawQuery(`${explain} ${sql.replace(/\$\d+/g, '?')}`, bindings as any[])
     return result.rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('\n')
   }
   if (dialect === 'mysql') {
@@ -76,6 +76,11 @@ async function seed(db: Database) {
       }),
     })
   }
+  await insertAnalyzed(db, rows)
+}
+
+/** Inserts rows of agent_tool_calls, then has the database gather the table's statistics */
+async function insertAnalyzed(db: Database, rows: Record<string, unknown>[]) {
   for (let offset = 0; offset < rows.length; offset += 400) {
     await db.table('agent_tool_calls').multiInsert(rows.slice(offset, offset + 400))
   }
@@ -168,13 +173,7 @@ test.group(`Index plans | many people's pending rows | ${dbName()}`, (group) => 
       ...preparedColumns(probe, { createdAt: start.plus({ seconds: index }) }),
       updated_at: preparedColumns(probe, { updatedAt: start }).updated_at,
     }))
-    for (let offset = 0; offset < rows.length; offset += 400) {
-      await db.table('agent_tool_calls').multiInsert(rows.slice(offset, offset + 400))
-    }
-    const dialect = db.connection().dialect.name
-    if (dialect === 'postgres') await db.rawQuery('analyze agent_tool_calls')
-    else if (dialect === 'mysql') await db.rawQuery('analyze table agent_tool_calls')
-    else await db.rawQuery('analyze')
+    await insertAnalyzed(db, rows)
     return () => testApp.terminate()
   })
 
@@ -189,13 +188,7 @@ test.group(`Index plans | many people's pending rows | ${dbName()}`, (group) => 
     const [{ sql, bindings }] = sent
     const dialect = db.connection().dialect.name
     if (dialect === 'postgres') {
-      const explained = await db.rawQuery(
-        `explain (analyze, buffers) ${sql.replace(/\$\d+/g, '?')}`,
-        bindings as any[]
-      )
-      const plan: string = explained.rows
-        .map((row: Record<string, string>) => row['QUERY PLAN'])
-        .join('\n')
+      const plan = await planOf(db, sent[0], 'explain (analyze, buffers)')
       assert.include(plan, 'agent_tool_calls_inbox_index')
       // The first Buffers line is the whole statement's: the index read whole is ~100 pages
       const [, hit, read] = /Buffers: shared(?: hit=(\d+))?(?: read=(\d+))?/.exec(plan) ?? []
