@@ -223,6 +223,12 @@ for (const name of values.db.split(',').map((item) => item.trim()) as DbName[]) 
         `${formatSpread(settle.ratio, '×')} (${formatNumber(settle.settle.median)} vs ${formatNumber(settle.trivial.median)})`
       )
       cell(
+        'ceiling: one conditional UPDATE through Lucid (no read, no audit) / trivial route, the same way (req/s)',
+        '',
+        name,
+        `${formatSpread(settle.ceiling, '×')} (${formatNumber(settle.updateOnly.median)} vs ${formatNumber(settle.trivial.median)})`
+      )
+      cell(
         'HTTP settle / a settle route by hand (SELECT by id + conditional UPDATE), the same way (req/s)',
         '',
         name,
