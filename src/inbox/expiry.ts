@@ -30,7 +30,7 @@ import { affectedRows, preparedColumns } from '../persistence/prepared_columns.t
 import { settleExpired } from '../questions/settle.ts'
 import type { QuestionLimits } from '../questions/types.ts'
 import { waitOf } from './wait.ts'
-import { batchTransaction, hasRowLocks } from '../persistence/batch_transaction.ts'
+import { anyRow, batchTransaction, hasRowLocks } from '../persistence/batch_transaction.ts'
 import { appendEvents } from './audit_log.ts'
 import debug from '../debug.ts'
 
@@ -71,6 +71,8 @@ type Lock = 'skip' | 'wait'
 export async function sweepDue(options: ExpiryOptions): Promise<ToolCall[]> {
   const size = options.batchSize ?? EXPIRY_BATCH_SIZE
   const settled: ToolCall[] = []
+  // Most sweeps find nothing due: one read of the expiry index then, no batch transaction
+  if (!(await anyRow(ToolCall, (query) => dueRows(query, options.now)))) return settled
   for (const next of [cancelBatch, rowsBatch]) {
     for (;;) {
       const { batch, claimed } = await batchTransaction(ToolCall, (trx) => next(trx, size, options))

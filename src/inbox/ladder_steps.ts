@@ -12,9 +12,10 @@
 
 import type { DateTime } from 'luxon'
 import type { TransactionClientContract } from '@adonisjs/lucid/types/database'
+import type { DatabaseQueryBuilderContract } from '@adonisjs/lucid/types/querybuilder'
 import { Approver } from '../persistence/models/approver.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
-import { batchTransaction, hasRowLocks } from '../persistence/batch_transaction.ts'
+import { anyRow, batchTransaction, hasRowLocks } from '../persistence/batch_transaction.ts'
 import { affectedRows, preparedColumns, readRows } from '../persistence/prepared_columns.ts'
 import { nextDue, ranStep, reassignment, settlers, type LadderEntry } from '../governance/ladder.ts'
 import { appendEvents } from './audit_log.ts'
@@ -42,6 +43,8 @@ export type LadderRun = { rowId: string; step: number; entry: LadderEntry; notic
 export async function runLadders(options: LadderOptions): Promise<LadderRun[]> {
   const size = options.batchSize ?? 200
   const ran: LadderRun[] = []
+  // Most sweeps find no step due: one read of the ladder index then, no batch transaction
+  if (!(await anyRow(ToolCall, (query) => stepsDue(query, options.now)))) return ran
   for (;;) {
     const { steps, claimed } = await batchTransaction(ToolCall, (trx) => batch(trx, size, options))
     ran.push(...steps)
@@ -51,14 +54,18 @@ export async function runLadders(options: LadderOptions): Promise<LadderRun[]> {
   return ran
 }
 
-async function batch(trx: TransactionClientContract, size: number, options: LadderOptions) {
-  const due = preparedColumns(new ToolCall(), { ladderDueAt: options.now }).ladder_due_at
-  const query = trx
-    .from(ToolCall.table)
-    .select('*')
+/** Pending rows whose next ladder step is due at `now` */
+function stepsDue(query: DatabaseQueryBuilderContract, now: DateTime) {
+  const due = preparedColumns(new ToolCall(), { ladderDueAt: now }).ladder_due_at
+  return query
     .where('status', 'pending')
     .whereNotNull('ladder_due_at')
     .where('ladder_due_at', '<=', due)
+}
+
+async function batch(trx: TransactionClientContract, size: number, options: LadderOptions) {
+  const query = stepsDue(trx.from(ToolCall.table), options.now)
+    .select('*')
     .orderBy('ladder_due_at')
     .limit(size)
   if (hasRowLocks(trx)) query.forUpdate().skipLocked()

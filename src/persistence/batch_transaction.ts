@@ -16,6 +16,7 @@
  */
 
 import type { TransactionClientContract } from '@adonisjs/lucid/types/database'
+import type { DatabaseQueryBuilderContract } from '@adonisjs/lucid/types/querybuilder'
 import type { LucidModel } from '@adonisjs/lucid/types/model'
 import debug from '../debug.ts'
 import { transaction } from './transaction.ts'
@@ -29,6 +30,21 @@ const ATTEMPTS = 3
  */
 export function hasRowLocks(client: { dialect: { name: string } }): boolean {
   return client.dialect.name === 'postgres' || client.dialect.name === 'mysql'
+}
+
+/**
+ * Whether any row of `model` matches `filter`, read by one indexed query,
+ * outside a transaction and without a lock. A sweep asks first, so an idle
+ * one opens no batch transaction (which, on SQLite, takes the database's
+ * write lock). A row that becomes due just after is the next sweep's.
+ */
+export async function anyRow(
+  model: LucidModel,
+  filter: (query: DatabaseQueryBuilderContract) => DatabaseQueryBuilderContract
+): Promise<boolean> {
+  const client = model.$adapter.modelConstructorClient(model)
+  const found = await filter(client.from(model.table)).select('id').limit(1)
+  return found.length > 0
 }
 
 /**

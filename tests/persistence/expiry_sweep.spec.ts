@@ -12,6 +12,8 @@ import { DateTime } from 'luxon'
 import { createTestApp, dbName } from '../helpers/database.ts'
 import { seedExpiring, startSweepers, variantSet } from '../helpers/expiry.ts'
 import { eventRecorder } from '../helpers/runtime.ts'
+import { statementsOf } from '../helpers/statements.ts'
+import { preparedColumns } from '../../src/persistence/prepared_columns.ts'
 import { Agents } from '../../src/runtime/agents.ts'
 import { Inbox } from '../../src/inbox/inbox.ts'
 import { AgentRun } from '../../src/persistence/models/agent_run.ts'
@@ -52,8 +54,9 @@ async function statusOf(id: string) {
 test.group(`Expiry sweep | ${dbName()}`, (group) => {
   // Hundreds of rows seeded and swept: Japa's 2 s default was met by a loaded machine, not a hang
   group.each.timeout(30_000)
+  let testApp: Awaited<ReturnType<typeof createTestApp>>
   group.setup(async () => {
-    const testApp = await createTestApp()
+    testApp = await createTestApp()
     return () => testApp.terminate()
   })
   group.each.setup(async () => {
@@ -104,6 +107,37 @@ test.group(`Expiry sweep | ${dbName()}`, (group) => {
       assert.equal(runs.get(seed.runId)!.status, seed.policy === 'cancel' ? 'cancelled' : 'waiting')
     })
     assert.deepEqual(await rowStatuses(later), ['pending'])
+  })
+
+  test('a sweep with nothing due reads two indexes and opens no transaction', async ({
+    assert,
+  }) => {
+    // Pending, not due yet: an hour to go, and a ladder step due tomorrow
+    const [later] = await seedExpiring(1, { expiresAt: DateTime.now().plus({ hours: 1 }) })
+    const tomorrow = DateTime.now().plus({ days: 1 })
+    await ToolCall.query()
+      .where('id', later.id)
+      .update(
+        preparedColumns(new ToolCall(), {
+          ladder: [{ at: tomorrow.toISO()!, do: 'remind' }],
+          ladderDueAt: tomorrow,
+        })
+      )
+    const agents = new Agents({ agents: [] })
+
+    const idle = await statementsOf(testApp.db, () => agents.sweep({ resume: false }))
+    assert.lengthOf(idle, 2, idle.map((sent) => sent.sql).join('\n'))
+    for (const sent of idle) {
+      assert.match(sent.sql, /^select /)
+      assert.isUndefined(sent.__knexTxId, sent.sql)
+    }
+
+    // Due now: the same sweep takes its batch transaction and settles the row
+    const [due] = await seedExpiring(1)
+    const busy = await statementsOf(testApp.db, () => agents.sweep({ resume: false }))
+    assert.isTrue(busy.some((sent) => sent.__knexTxId !== undefined))
+    assert.equal(await statusOf(due.id), 'expired')
+    assert.equal(await statusOf(later.id), 'pending')
   })
 
   test('each row keeps the outcome of its own question set', async ({ assert }) => {
