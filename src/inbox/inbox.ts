@@ -13,14 +13,14 @@
 
 import { DateTime } from 'luxon'
 import type { EventSink } from '../events.ts'
-import { isRowId, ToolCall } from '../persistence/models/tool_call.ts'
+import { isRowId, type ToolCall } from '../persistence/models/tool_call.ts'
 import { InvalidReplyException } from '../errors.ts'
 import { sharedReplyIssues } from '../questions/reply.ts'
 import { decidedRecords, openedRecords, type DecidedCall } from './row_records.ts'
-import { readRows } from '../persistence/prepared_columns.ts'
 import { listRows, type InboxPage, type InboxQuery } from './list.ts'
 import {
   builtColumns,
+  findRow,
   insertRow,
   recordedAttributes,
   waitAttributes,
@@ -256,9 +256,7 @@ export class Inbox {
 
   /** One row by id, or null */
   async find(rowId: string): Promise<ToolCall | null> {
-    if (!isRowId(rowId)) return null
-    const [row] = readRows(ToolCall, await ToolCall.query().where('id', rowId).limit(1).pojo())
-    return row ?? null
+    return isRowId(rowId) ? findRow(rowId) : null
   }
 
   /**

@@ -22,6 +22,7 @@ import { settleReply } from '../questions/settle.ts'
 import type { DecisionReply, Outcome, QuestionLimits, Reply } from '../questions/types.ts'
 import { isRowId, ToolCall } from '../persistence/models/tool_call.ts'
 import { waitOf } from './wait.ts'
+import { findRow } from './rows.ts'
 import type { DecisionSigner } from './decision_signature.ts'
 import debug from '../debug.ts'
 import { expireRow, sweepDue, type ExpiryBatch, type ExpiryOptions } from './expiry.ts'
@@ -112,7 +113,7 @@ export class RowSettler {
     options: SettleOptions
   ): Promise<ToolCall> {
     const row =
-      typeof rowOrId !== 'string' ? rowOrId : isRowId(rowOrId) ? await ToolCall.find(rowOrId) : null
+      typeof rowOrId !== 'string' ? rowOrId : isRowId(rowOrId) ? await findRow(rowOrId) : null
     if (!row) {
       const named = typeof rowOrId === 'string' && isRowId(rowOrId) ? rowOrId : 'with that id'
       throw new E_NOT_FOUND([`No tool-call row ${named}`])

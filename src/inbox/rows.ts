@@ -16,7 +16,13 @@ import { DateTime } from 'luxon'
 import type { TransactionClientContract } from '@adonisjs/lucid/types/database'
 import { AgentRun, isFinished, type RunStatus } from '../persistence/models/agent_run.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
-import { nextSequence, preparedColumns, preparedRows } from '../persistence/prepared_columns.ts'
+import {
+  nextSequence,
+  preparedColumns,
+  preparedRows,
+  readRows,
+} from '../persistence/prepared_columns.ts'
+import { allRows } from '../persistence/sqlite_writes.ts'
 import { transaction } from '../persistence/transaction.ts'
 import { E_ABORTED } from '../errors.ts'
 import debug from '../debug.ts'
@@ -58,6 +64,18 @@ function newRow(holder: RowHolder, sequence: number, now: DateTime): Partial<Too
     createdAt: now,
     updatedAt: now,
   }
+}
+
+/**
+ * One row by id, or null: the read every settle and reply route starts
+ * with, so it skips Lucid's model query (and, on SQLite, preparing the
+ * statement anew each time: see ../persistence/sqlite_writes.ts).
+ */
+export async function findRow(rowId: string): Promise<ToolCall | null> {
+  const client = ToolCall.$adapter.modelConstructorClient(ToolCall)
+  const query = client.knexQuery().from(ToolCall.table).where('id', rowId).limit(1)
+  const [row] = readRows(ToolCall, await allRows(client, query))
+  return row ?? null
 }
 
 /**
