@@ -144,6 +144,8 @@ export function readRows<Model extends LucidModel>(
   const columns = columnsOf(model)
   const plan = Object.keys(raw[0]).map((name) => ({ name, column: columns.get(name) }))
   const hasExtras = plan.some(({ column }) => !column)
+  const primaryKey = model.primaryKey
+  const keyed = model.selfAssignPrimaryKey
   return raw.map((values) => {
     const row = new model() as InstanceType<Model>
     // A new model's own (empty) objects, filled in place: reading them costs one proxy trap, setting two
@@ -154,6 +156,8 @@ export function readRows<Model extends LucidModel>(
       else if (!column.consume) attributes[column.attribute] = values[name]
       else attributes[column.attribute] = column.consume(values[name], column.attribute, row)
     }
+    // A self-assigned key is read from the originals by `refresh()` and Lucid's updates
+    if (keyed) (row.$original as Record<string, unknown>)[primaryKey] = attributes[primaryKey]
     Object.defineProperties(row, {
       $isPersisted: { value: true, writable: true, enumerable: true, configurable: true },
       $isLocal: { value: false, writable: true, enumerable: true, configurable: true },

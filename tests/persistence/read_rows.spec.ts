@@ -58,6 +58,11 @@ test.group(`readRows | ${dbName()}`, (group) => {
     assert.isTrue(DateTime.isDateTime(lean.createdAt))
     assert.deepEqual(lean.request, DB_QUESTION)
     assert.isTrue(lean.$isPersisted)
+
+    // Persisted as Lucid's: it refreshes from its row (a self-assigned key is read from its originals)
+    await ToolCall.query().where('id', created.id).update({ answered_by: 'user:2' })
+    await lean.refresh()
+    assert.equal(lean.answeredBy, 'user:2')
   })
 
   test('SQL date strings are read as fromSQL reads them, in {$self}')
