@@ -144,6 +144,12 @@ export async function measureHttpSettle(options: {
       })
     },
   })
+  /*
+   * Between the timed routes the bench drives hundreds of runs, for longer
+   * than Node's 5 s keep-alive: fetch's pooled connections would be closed
+   * by the server as a request goes out on one (ECONNRESET).
+   */
+  httpApp.httpServer.keepAliveTimeout = 120_000
   const agents = await httpApp.app.container.make('agents.runtime')
   const headers = { 'content-type': 'application/json', 'accept': 'application/json' }
   const post = (path: string, body: unknown) => () =>

@@ -45,6 +45,8 @@ export async function createHttpApp(options: TestAppOptions & { port?: number } 
 
   return {
     ...testApp,
+    /** The Node server, for its settings (the bench keeps idle connections longer) */
+    httpServer: http,
     baseUrl: `http://127.0.0.1:${port}`,
     async terminate() {
       await new Promise((resolve) => http.close(resolve))
