@@ -16,6 +16,7 @@
  */
 
 import { performance } from 'node:perf_hooks'
+import type { Database } from '@adonisjs/lucid/database'
 import { createHttpApp } from '../tests/helpers/http.ts'
 import { DB_QUESTION } from '../tests/helpers/runtime.ts'
 import { scriptedModel, say, call } from '../src/testing/scripted_model.ts'
@@ -63,18 +64,25 @@ export type SettleFigures = {
 type Route = 'trivial' | 'updateOnly' | 'byHand' | 'settle'
 const ROUTES: Route[] = ['trivial', 'updateOnly', 'byHand', 'settle']
 
-/** The UPDATE both by-hand routes write: what the inbox's settle of `{ skip: true }` sets */
-function settleColumns(reply: unknown) {
+/**
+ * The conditional UPDATE both by-hand routes write: what the inbox's
+ * settle of `{ skip: true }` sets. Returns the rows it changed.
+ */
+function settleByHand(db: Database, rowId: string, reply: unknown) {
   const now = new Date()
-  return {
-    status: 'answered',
-    reply: JSON.stringify(reply),
-    outcome: JSON.stringify({ kind: 'answers', skipped: true }),
-    answered_by: 'bench',
-    answered_via: 'api',
-    settled_at: now,
-    updated_at: now,
-  }
+  return db
+    .from('agent_tool_calls')
+    .where('id', rowId)
+    .where('status', 'pending')
+    .update({
+      status: 'answered',
+      reply: JSON.stringify(reply),
+      outcome: JSON.stringify({ kind: 'answers', skipped: true }),
+      answered_by: 'bench',
+      answered_via: 'api',
+      settled_at: now,
+      updated_at: now,
+    })
 }
 
 /**
@@ -125,21 +133,13 @@ export async function measureHttpSettle(options: {
       router.post('/bench/trivial', () => ({ ok: true }))
       router.post('/bench/update-only/:id', async ({ params, request }) => {
         const db = await app.container.make('lucid.db')
-        const written = await db
-          .from('agent_tool_calls')
-          .where('id', params.id)
-          .where('status', 'pending')
-          .update(settleColumns(request.body()))
+        const written = await settleByHand(db, params.id, request.body())
         return { row: { id: params.id, written } }
       })
       router.post('/bench/by-hand/:id', async ({ params, request }) => {
         const db = await app.container.make('lucid.db')
         const row = await db.from('agent_tool_calls').where('id', params.id).first()
-        const written = await db
-          .from('agent_tool_calls')
-          .where('id', row.id)
-          .where('status', 'pending')
-          .update(settleColumns(request.body()))
+        const written = await settleByHand(db, row.id, request.body())
         return { row: { id: row.id, written } }
       })
     },

@@ -13,7 +13,7 @@
 
 import { DateTime } from 'luxon'
 import type { EventSink } from '../events.ts'
-import { isRowId, type ToolCall } from '../persistence/models/tool_call.ts'
+import type { ToolCall } from '../persistence/models/tool_call.ts'
 import { InvalidReplyException } from '../errors.ts'
 import { sharedReplyIssues } from '../questions/reply.ts'
 import { decidedRecords, openedRecords, type DecidedCall } from './row_records.ts'
@@ -255,8 +255,8 @@ export class Inbox {
   }
 
   /** One row by id, or null */
-  async find(rowId: string): Promise<ToolCall | null> {
-    return isRowId(rowId) ? findRow(rowId) : null
+  find(rowId: string): Promise<ToolCall | null> {
+    return findRow(rowId)
   }
 
   /**

@@ -112,8 +112,7 @@ export class RowSettler {
     rawReply: unknown,
     options: SettleOptions
   ): Promise<ToolCall> {
-    const row =
-      typeof rowOrId !== 'string' ? rowOrId : isRowId(rowOrId) ? await findRow(rowOrId) : null
+    const row = typeof rowOrId !== 'string' ? rowOrId : await findRow(rowOrId)
     if (!row) {
       const named = typeof rowOrId === 'string' && isRowId(rowOrId) ? rowOrId : 'with that id'
       throw new E_NOT_FOUND([`No tool-call row ${named}`])

@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto'
 import { DateTime } from 'luxon'
 import type { TransactionClientContract } from '@adonisjs/lucid/types/database'
 import { AgentRun, isFinished, type RunStatus } from '../persistence/models/agent_run.ts'
-import { ToolCall } from '../persistence/models/tool_call.ts'
+import { isRowId, ToolCall } from '../persistence/models/tool_call.ts'
 import {
   nextSequence,
   preparedColumns,
@@ -67,11 +67,13 @@ function newRow(holder: RowHolder, sequence: number, now: DateTime): Partial<Too
 }
 
 /**
- * One row by id, or null: the read every settle and reply route starts
- * with, so it skips Lucid's model query (and, on SQLite, preparing the
- * statement anew each time: see ../persistence/sqlite_writes.ts).
+ * One row by id, or null (for anything but a row id, without a query):
+ * the read every settle and reply route starts with, so it skips Lucid's
+ * model query (and, on SQLite, preparing the statement anew each time:
+ * see ../persistence/sqlite_writes.ts).
  */
 export async function findRow(rowId: string): Promise<ToolCall | null> {
+  if (!isRowId(rowId)) return null
   const client = ToolCall.$adapter.modelConstructorClient(ToolCall)
   const query = client.knexQuery().from(ToolCall.table).where('id', rowId).limit(1)
   const [row] = readRows(ToolCall, await allRows(client, query))
