@@ -1,57 +1,104 @@
 /*
- * The Japa entry point. `DB=sqlite|pg|mysql` picks the database the
- * persistence suites talk to (see tests/helpers/database.ts); the pure
- * suites ignore it.
+ * The Japa entry point. Without `DB`, it runs the whole test plan
+ * (tests/plan/plan.ts): each database's share in a process of its own,
+ * then a summary. With `DB=sqlite|pg|mysql`, it runs that database's
+ * share here: on its own (`DB=pg npm test`) every suite runs on it; as
+ * part of the plan (TEST_DATABASES names the run's databases), the suites
+ * whose subject does not depend on the database run on their home alone.
  */
 
+import { glob } from 'node:fs/promises'
 import { register } from 'node:module'
+import { fileURLToPath } from 'node:url'
 import { assert } from '@japa/assert'
 import { apiClient } from '@japa/api-client'
 import { fileSystem } from '@japa/file-system'
 import { processCLIArgs, configure, run } from '@japa/runner'
+import { spec } from '@japa/runner/reporters'
 import { claimRedisDb } from '../tests/helpers/redis_db.ts'
+import { DATABASES, shareOf, type DbName, type Placement, type Tool } from '../tests/plan/plan.ts'
+import { inCI, runPlan } from '../tests/plan/run_plan.ts'
+import { missingTools } from '../tests/plan/tools.ts'
+import { timingsReporter } from '../tests/plan/timings_reporter.ts'
 
-processCLIArgs(process.argv.splice(2))
+const ROOT = new URL('../', import.meta.url)
 
-// The pages' shared files import one another as an app's bundler does (tests/helpers/stub_imports.mjs)
-register('../tests/helpers/stub_imports.mjs', import.meta.url)
+if (!process.env.DB) {
+  process.exitCode = await runPlan(process.argv.slice(2))
+} else {
+  await runShare(process.env.DB as DbName)
+}
 
-/*
- * The port the HTTP suites listen on (tests/helpers/http.ts), picked per
- * process so parallel runs on one machine do not collide, and below
- * Linux's ephemeral range (32768–60999): between two groups, a server
- * listening on port 0 or an outgoing connection could take a port from
- * that range and fail the next group's listen with EADDRINUSE.
+/**
+ * The spec files of a suite's parts, each part's globs less its `except`.
  */
-process.env.TEST_HTTP_PORT ??= String(21_000 + (process.pid % 4000))
+async function filesOf(parts: Placement[]): Promise<URL[]> {
+  const found = new Set<string>()
+  for (const part of parts) {
+    for await (const file of glob(part.files, { cwd: fileURLToPath(ROOT), exclude: part.except })) {
+      found.add(file)
+    }
+  }
+  return [...found].sort().map((file) => new URL(file, ROOT))
+}
 
-// The queue and live-update suites' Redis database, this run's own (tests/helpers/redis_db.ts)
-const releaseRedisDb = await claimRedisDb()
+async function runShare(db: DbName) {
+  if (!DATABASES.includes(db)) throw new Error(`DB must be sqlite, pg or mysql, got "${db}"`)
+  processCLIArgs(process.argv.splice(2))
 
-configure({
-  suites: [
-    { name: 'questions', files: ['tests/questions/**/*.spec.ts'] },
-    { name: 'mcp', files: ['tests/mcp/**/*.spec.ts'] },
-    { name: 'persistence', files: ['tests/persistence/**/*.spec.ts'] },
-    { name: 'inbox', files: ['tests/inbox/**/*.spec.ts'] },
-    // The layers of src/ read from its imports (docs/design.md)
-    { name: 'layout', files: ['tests/layout/**/*.spec.ts'] },
-    { name: 'configure', files: ['tests/configure/**/*.spec.ts'] },
-    { name: 'runtime', files: ['tests/runtime/**/*.spec.ts'] },
-    { name: 'http', files: ['tests/http/**/*.spec.ts'] },
-    // Debian's Chromium against the fixture app (fixtures/app), built by `npm run fixture:build`
-    { name: 'browser', files: ['tests/browser/**/*.spec.ts'], timeout: 120_000 },
-    { name: 'page', files: ['tests/page/**/*.spec.ts'] },
-    // The ace commands, as `node ace` processes on piped stdin and in a pseudo-terminal
-    { name: 'commands', files: ['tests/commands/**/*.spec.ts'], timeout: 30_000 },
-  ],
-  plugins: [
-    assert(),
-    apiClient({ baseURL: `http://127.0.0.1:${process.env.TEST_HTTP_PORT}` }),
-    fileSystem({ basePath: new URL(`../tmp/fs-${process.pid}/`, import.meta.url) }),
-  ],
-  teardown: [releaseRedisDb],
-  forceExit: true,
-})
+  const databases = (process.env.TEST_DATABASES?.split(',') as DbName[] | undefined) ?? [db]
+  const missing =
+    process.env.TEST_MISSING !== undefined
+      ? (process.env.TEST_MISSING.split(',').filter(Boolean) as Tool[])
+      : await missingTools()
+  const share = shareOf(db, databases, missing, process.env)
+  if (share.skipped.length > 0 && inCI()) {
+    const tools = [...new Set(share.skipped.map((part) => part.tool))]
+    throw new Error(`CI: ${tools.join(' and ')} missing, and CI skips nothing`)
+  }
+  // Printed here when run alone; the plan's summary says it otherwise
+  if (!process.env.TEST_PLANNED) {
+    for (const part of share.skipped) {
+      console.log(`Skipped ${part.files.join(', ')}: no ${part.tool} on this machine`)
+    }
+  }
+  // The storms' sizes, for this process and the workers it starts
+  Object.assign(process.env, share.env)
 
-run()
+  // The pages' shared files import one another as an app's bundler does (tests/helpers/stub_imports.mjs)
+  register('../tests/helpers/stub_imports.mjs', import.meta.url)
+
+  /*
+   * The port the HTTP suites listen on (tests/helpers/http.ts), picked per
+   * process so parallel runs on one machine do not collide, and below
+   * Linux's ephemeral range (32768–60999): between two groups, a server
+   * listening on port 0 or an outgoing connection could take a port from
+   * that range and fail the next group's listen with EADDRINUSE.
+   */
+  process.env.TEST_HTTP_PORT ??= String(21_000 + (process.pid % 4000))
+
+  // The queue and live-update suites' Redis database, this run's own (tests/helpers/redis_db.ts)
+  const releaseRedisDb = await claimRedisDb()
+
+  configure({
+    suites: await Promise.all(
+      share.suites.map(async (suite) => {
+        const files = await filesOf(suite.parts)
+        return { name: suite.name, files: () => Promise.resolve(files), timeout: suite.timeout }
+      })
+    ),
+    reporters: {
+      activated: ['spec', 'timings'],
+      list: [spec(), timingsReporter(db)],
+    },
+    plugins: [
+      assert(),
+      apiClient({ baseURL: `http://127.0.0.1:${process.env.TEST_HTTP_PORT}` }),
+      fileSystem({ basePath: new URL(`../tmp/fs-${process.pid}/`, import.meta.url) }),
+    ],
+    teardown: [releaseRedisDb],
+    forceExit: true,
+  })
+
+  run()
+}

@@ -2,10 +2,12 @@
  * `node ace agents:inbox` and `node ace agents:sweep` as real processes on
  * the test database. The runs are started here, in the test process, with
  * the same scripted agents the child knows (tests/fixtures/terminal_agents.ts),
- * so the child resumes them after settling or sweeping.
+ * so the child resumes them after settling or sweeping. The sweeps expire
+ * rows with the child's clock moved past their time (`CLOCK_AHEAD`), not
+ * by waiting: the child is the only process for which they are due, so
+ * what it reports is what it did.
  */
 
-import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from '@japa/runner'
 import { createTestApp } from '../helpers/database.ts'
 import { runAce } from '../helpers/ace.ts'
@@ -19,6 +21,9 @@ import type { QuestionOutcome } from '../../src/questions/types.ts'
 /**
  * Starts a run and lets it reach its first wait (the intake).
  */
+/** The clock of a sweeping child: past every `waiter` and `lingerer` row's time */
+const PAST_THEIR_TIME = { env: { CLOCK_AHEAD: String(2 * WAITER_TTL) } }
+
 async function startWaiting(agents: Agents, agent: string, input: string, owner: string) {
   const run = await agents.start(agent, { input, owner })
   await agents.idle()
@@ -141,9 +146,8 @@ test.group('agents:sweep', (group) => {
     const expiring = await startWaiting(agents, 'waiter', 'expiring', 'user:9')
     const lasting = await startWaiting(agents, 'shipper', 'lasting', 'user:9')
     assert.isNotNull(expiring.intake.expiresAt)
-    await sleep(WAITER_TTL + 100)
 
-    const exit = await runAce(['agents:sweep'])
+    const exit = await runAce(['agents:sweep'], PAST_THEIR_TIME)
     assert.equal(exit.code, 0, exit.output)
     assert.include(exit.output, 'Swept 1 expired row')
 
@@ -164,8 +168,7 @@ test.group('agents:sweep', (group) => {
     assert,
   }) => {
     const settledOnly = await startWaiting(agents, 'lingerer', 'settled only', 'user:9')
-    await sleep(WAITER_TTL + 100)
-    const exit = await runAce(['agents:sweep'])
+    const exit = await runAce(['agents:sweep'], PAST_THEIR_TIME)
     assert.equal(exit.code, 0, exit.output)
     assert.include(exit.output, 'Swept 1 expired row')
     await settledOnly.intake.refresh()
@@ -188,8 +191,7 @@ test.group('agents:sweep', (group) => {
     )
 
     const driven = await startWaiting(agents, 'lingerer', 'driven', 'user:9')
-    await sleep(WAITER_TTL + 100)
-    const drive = await runAce(['agents:sweep', '--drive'])
+    const drive = await runAce(['agents:sweep', '--drive'], PAST_THEIR_TIME)
     assert.equal(drive.code, 0, drive.output)
     // The previous run's question expired too: two rows, both resumed in the child
     assert.include(drive.output, 'Swept 2 expired rows')

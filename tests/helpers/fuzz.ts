@@ -3,7 +3,7 @@
  * tests/runtime/model_fuzz.spec.ts). Everything a fuzz test generates comes
  * from one `Fuzz`, so a failure replays exactly with the seed it prints:
  *
- *   FUZZ_SEED=123 npm run quick:test -- --files tests/http/reply_fuzz.spec.ts
+ *   FUZZ_SEED=123 DB=sqlite npm test -- --files tests/http/reply_fuzz.spec.ts
  *
  * `FUZZ_SEED=random` picks a fresh seed (printed); sizes are read from env
  * by the suites (`fuzzSize`).

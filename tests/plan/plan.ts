@@ -1,0 +1,247 @@
+/*
+ * The test plan: which suite runs on which database, and why. A suite
+ * whose subject depends on the database (its writes, its locks, its
+ * transactions, what survives a killed process) runs on every database;
+ * a suite whose subject does not (the pure question model, the pages in
+ * the browser, the install flow, the terminal) runs once, on the database
+ * named here, chosen so it still meets a real server where that matters.
+ * The storms keep their full strength on one database and run a shorter
+ * storm of the same shape, with the same assertions, on the others.
+ *
+ * Pure data and pure functions: bin/test.ts reads the plan, probes the
+ * machine (./tools.ts) and runs each database's share. CONTRIBUTING.md
+ * says the same in prose; keep them together.
+ */
+
+export const DATABASES = ['sqlite', 'pg', 'mysql'] as const
+export type DbName = (typeof DATABASES)[number]
+
+/** Outside tools some suites need besides the databases */
+export type Tool = 'chromium' | 'redis'
+
+/** Where a set of spec files runs: on each database of the run, or once */
+export type Placement = {
+  /** Globs from the repository's root */
+  files: string[]
+  /** Globs taken out of `files` (another part of the suite holds them) */
+  except?: string[]
+  on: 'every' | DbName
+  needs?: Tool[]
+  why: string
+}
+
+export type PlannedSuite = {
+  name: string
+  timeout?: number
+  parts: Placement[]
+}
+
+export const SUITES: PlannedSuite[] = [
+  {
+    name: 'questions',
+    parts: [
+      {
+        files: ['tests/questions/**/*.spec.ts'],
+        on: 'sqlite',
+        why: 'the pure question model: no database at all',
+      },
+    ],
+  },
+  {
+    name: 'mcp',
+    parts: [
+      {
+        files: ['tests/mcp/**/*.spec.ts'],
+        on: 'sqlite',
+        why: 'the MCP mapping (tools, elicitations, the client bridge); its rows are the inbox’s, written by suites that run everywhere',
+      },
+    ],
+  },
+  {
+    name: 'persistence',
+    parts: [
+      {
+        files: ['tests/persistence/**/*.spec.ts'],
+        on: 'every',
+        why: 'rows, settles, sweeps, prunes and index plans are the database’s own behaviour',
+      },
+    ],
+  },
+  {
+    name: 'inbox',
+    parts: [
+      {
+        files: ['tests/inbox/**/*.spec.ts'],
+        on: 'every',
+        why: 'opening, listing and laddering rows are queries and conditional writes',
+      },
+    ],
+  },
+  {
+    name: 'layout',
+    parts: [
+      {
+        files: ['tests/layout/**/*.spec.ts'],
+        on: 'sqlite',
+        why: 'reads src/’s imports: no database',
+      },
+    ],
+  },
+  {
+    name: 'configure',
+    parts: [
+      {
+        files: [
+          'tests/configure/configure.spec.ts',
+          'tests/configure/configured_app.spec.ts',
+          'tests/configure/package_exports.spec.ts',
+        ],
+        on: 'sqlite',
+        why: 'the install flow on a fake app tree and a fresh app; a new app starts on SQLite',
+      },
+      {
+        files: ['tests/configure/packed_app.spec.ts'],
+        on: 'sqlite',
+        needs: ['chromium'],
+        why: 'the packed tarball in a starter-kit app, on SQLite as a new user runs it',
+      },
+    ],
+  },
+  {
+    name: 'runtime',
+    parts: [
+      {
+        files: ['tests/runtime/**/*.spec.ts'],
+        except: ['tests/runtime/queue_cluster.spec.ts', 'tests/runtime/queue_executor.spec.ts'],
+        on: 'every',
+        why: 'journals, leases, fences, transactional actions and the kill storms live in the database',
+      },
+      {
+        files: ['tests/runtime/queue_cluster.spec.ts', 'tests/runtime/queue_executor.spec.ts'],
+        on: 'every',
+        needs: ['redis'],
+        why: 'queue workers lease and drive runs in the database; Redis carries their jobs',
+      },
+    ],
+  },
+  {
+    name: 'http',
+    parts: [
+      {
+        files: ['tests/http/**/*.spec.ts'],
+        except: ['tests/http/live_servers.spec.ts'],
+        on: 'every',
+        why: 'the HTTP API’s writes: 409s, 422s that settle nothing, bulk settles, history reads',
+      },
+      {
+        files: ['tests/http/live_servers.spec.ts'],
+        on: 'every',
+        needs: ['redis'],
+        why: 'live updates across servers, each settling in the database; Transmit on Redis',
+      },
+    ],
+  },
+  {
+    name: 'browser',
+    timeout: 120_000,
+    parts: [
+      {
+        files: ['tests/browser/**/*.spec.ts'],
+        on: 'pg',
+        needs: ['chromium'],
+        why: 'the pages in Chromium (React and Vue) against the fixture app on a real server',
+      },
+    ],
+  },
+  {
+    name: 'page',
+    parts: [
+      {
+        files: ['tests/page/**/*.spec.ts'],
+        on: 'sqlite',
+        why: 'the pages’ pure state: no database',
+      },
+    ],
+  },
+  {
+    name: 'commands',
+    timeout: 30_000,
+    parts: [
+      {
+        files: ['tests/commands/**/*.spec.ts'],
+        on: 'sqlite',
+        why: 'the ace commands as processes on a terminal or a pipe; the writes they make run everywhere in persistence and runtime',
+      },
+    ],
+  },
+]
+
+/**
+ * The storms' sizes (env knobs of their suites): full strength on one
+ * database, a shorter storm of the same shape on the others. A size the
+ * caller set in the environment wins.
+ */
+export const STORMS: { env: string; full: number; short: number; fullOn: DbName; what: string }[] =
+  [
+    {
+      env: 'EXACTLY_ONCE_KILLS',
+      full: 50,
+      short: 12,
+      fullOn: 'sqlite',
+      what: 'workers killed inside a transactional handler (tests/runtime/exactly_once.spec.ts)',
+    },
+    {
+      env: 'CLUSTER_RUNS',
+      full: 200,
+      short: 60,
+      fullOn: 'pg',
+      what: 'runs per queue backend through two servers and two workers (tests/runtime/queue_cluster.spec.ts)',
+    },
+  ]
+
+/**
+ * Where a once-only part runs in a run over `databases`: its own database
+ * when that one is in the run, else the first of the run (a machine
+ * without PostgreSQL still runs the browser suites, on SQLite).
+ */
+export function homeOf(placement: Placement, databases: readonly DbName[]): DbName | 'every' {
+  if (placement.on === 'every') return 'every'
+  return databases.includes(placement.on) ? placement.on : databases[0]
+}
+
+export type Share = {
+  suites: { name: string; parts: Placement[]; timeout?: number }[]
+  /** The parts left out for a missing tool */
+  skipped: { files: string[]; tool: Tool }[]
+  env: Record<string, string>
+}
+
+/**
+ * What the run on `db` runs, as one of a run over `databases`, with the
+ * tools `missing` left out.
+ */
+export function shareOf(
+  db: DbName,
+  databases: readonly DbName[],
+  missing: readonly Tool[] = [],
+  env: Record<string, string | undefined> = {}
+): Share {
+  const share: Share = { suites: [], skipped: [], env: {} }
+  for (const suite of SUITES) {
+    const parts: Placement[] = []
+    for (const part of suite.parts) {
+      const home = homeOf(part, databases)
+      if (home !== 'every' && home !== db) continue
+      const lacking = part.needs?.find((tool) => missing.includes(tool))
+      if (lacking) share.skipped.push({ files: part.files, tool: lacking })
+      else parts.push(part)
+    }
+    if (parts.length > 0) share.suites.push({ name: suite.name, parts, timeout: suite.timeout })
+  }
+  for (const storm of STORMS) {
+    if (env[storm.env] !== undefined && env[storm.env] !== '') continue
+    const home = databases.includes(storm.fullOn) ? storm.fullOn : databases[0]
+    share.env[storm.env] = String(home === db ? storm.full : storm.short)
+  }
+  return share
+}

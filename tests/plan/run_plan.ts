@@ -1,0 +1,170 @@
+/*
+ * `npm test` without `DB`: the whole plan (./plan.ts). It probes the
+ * machine, then runs each database's share as its own process
+ * (`DB=<db> bin/test.ts`), `TEST_JOBS` of them at a time, and ends with
+ * the tests per database, what was skipped and why, and the slowest
+ * tests. A tool or database server that is missing is skipped with one
+ * line saying how to install it, unless CI is set: then it fails the run.
+ * The pure suites' run collects coverage for `c8` (the pure model must
+ * keep 90% of its lines covered).
+ */
+
+import { spawn } from 'node:child_process'
+import { createWriteStream } from 'node:fs'
+import { mkdir, readFile, rm } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
+import { DATABASES, homeOf, SUITES, type DbName, type Tool } from './plan.ts'
+import { countsByDatabase, parseTimings, seconds, slowest } from './summary.ts'
+import { databaseUp, INSTALL, missingTools } from './tools.ts'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const TMP = new URL('../../tmp/', import.meta.url)
+const C8 = fileURLToPath(new URL('../../node_modules/c8/bin/c8.js', import.meta.url))
+
+/** Whether this is a CI run, where nothing may be skipped */
+export function inCI(env: NodeJS.ProcessEnv = process.env) {
+  const value = (env.CI ?? '').toLowerCase()
+  return value !== '' && value !== 'false' && value !== '0'
+}
+
+type Outcome = { db: DbName; code: number; ms: number; log?: string }
+
+/**
+ * Runs one database's share; with `log`, its output goes there and is
+ * printed when it ends (runs side by side would interleave their lines).
+ */
+function runShare(db: DbName, args: string[], env: NodeJS.ProcessEnv, log?: string) {
+  const began = performance.now()
+  const child = spawn(process.execPath, [...process.execArgv, 'bin/test.ts', ...args], {
+    cwd: ROOT,
+    env,
+    stdio: log ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+  })
+  if (log) {
+    const out = createWriteStream(log)
+    child.stdout!.pipe(out)
+    child.stderr!.pipe(out)
+  }
+  return new Promise<Outcome>((resolve) => {
+    child.on('close', (code, signal) => {
+      resolve({ db, code: code ?? (signal ? 1 : 0), ms: performance.now() - began, log })
+    })
+  })
+}
+
+/**
+ * The c8 step: the report of the pure suites' run, and the 90% check of
+ * the pure model. Returns the exit code.
+ */
+function coverage(): Promise<number> {
+  const step = (args: string[]) =>
+    new Promise<number>((resolve) => {
+      const child = spawn(process.execPath, [C8, ...args], { cwd: ROOT, stdio: 'inherit' })
+      child.on('close', (code) => resolve(code ?? 1))
+    })
+  const npm = (script: string) =>
+    new Promise<number>((resolve) => {
+      const child = spawn('npm', ['run', '--silent', script], { cwd: ROOT, stdio: 'inherit' })
+      child.on('close', (code) => resolve(code ?? 1))
+    })
+  return step(['report', '--reporter=text-summary']).then((code) =>
+    code !== 0 ? code : npm('coverage:pure')
+  )
+}
+
+/**
+ * Runs the plan; resolves with the exit code.
+ */
+export async function runPlan(args: string[]): Promise<number> {
+  const began = performance.now()
+  const ci = inCI()
+  const up = await Promise.all(DATABASES.map((db) => databaseUp(db)))
+  const databases = DATABASES.filter((_, at) => up[at])
+  const absentDbs = DATABASES.filter((_, at) => !up[at])
+  const missing = await missingTools()
+
+  const absent: { what: string; install: string }[] = [
+    ...absentDbs.map((db) => ({
+      what: db === 'pg' ? 'PostgreSQL' : 'MySQL/MariaDB',
+      install: INSTALL[db as Exclude<DbName, 'sqlite'>],
+    })),
+    ...missing.map((tool: Tool) => ({
+      what: tool === 'chromium' ? 'Chromium' : 'Redis',
+      install: INSTALL[tool],
+    })),
+  ]
+  if (ci && absent.length > 0) {
+    for (const { what, install } of absent) {
+      console.error(`CI: ${what} is missing and CI skips nothing. Install it: ${install}`)
+    }
+    return 1
+  }
+
+  await mkdir(TMP, { recursive: true })
+  const timings = (db: DbName) => fileURLToPath(new URL(`timings-${db}.jsonl`, TMP))
+  await Promise.all(databases.map((db) => rm(timings(db), { force: true })))
+  // The pure suites' run collects coverage; c8 reads it from its temp directory
+  const coverageOn = homeOf(SUITES.find((suite) => suite.name === 'questions')!.parts[0], databases)
+  const coverageDir = fileURLToPath(new URL('../../coverage/tmp/', import.meta.url))
+  await rm(coverageDir, { recursive: true, force: true })
+  await mkdir(coverageDir, { recursive: true })
+
+  const jobs = Math.max(1, Math.min(databases.length, Number(process.env.TEST_JOBS ?? 1) || 1))
+  console.log(
+    `Test plan: ${databases.join(', ')}${jobs > 1 ? `, ${jobs} at a time` : ''} (tests/plan/plan.ts)`
+  )
+  const queue = [...databases]
+  const outcomes: Outcome[] = []
+  const portBase = 21_000 + (process.pid % 1000) * 3
+  await Promise.all(
+    Array.from({ length: jobs }, async () => {
+      for (let db = queue.shift(); db; db = queue.shift()) {
+        const env: NodeJS.ProcessEnv = {
+          ...process.env,
+          DB: db,
+          TEST_DATABASES: databases.join(','),
+          TEST_MISSING: missing.join(','),
+          TEST_PLANNED: '1',
+          TEST_TIMINGS: timings(db),
+          TEST_HTTP_PORT: String(portBase + DATABASES.indexOf(db)),
+          ...(db === coverageOn ? { NODE_V8_COVERAGE: coverageDir } : {}),
+        }
+        if (jobs === 1) console.log(`\n== ${db} ==`)
+        const log = jobs > 1 ? fileURLToPath(new URL(`test-${db}.log`, TMP)) : undefined
+        const outcome = await runShare(db, args, env, log)
+        if (log) {
+          console.log(`\n== ${db} (${seconds(outcome.ms)}) ==`)
+          process.stdout.write(await readFile(log, 'utf8'))
+        }
+        outcomes.push(outcome)
+      }
+    })
+  )
+
+  let code = outcomes.some((outcome) => outcome.code !== 0) ? 1 : 0
+  const filtered = args.length > 0
+  if (code === 0 && !filtered) code = await coverage()
+
+  const lines = (
+    await Promise.all(
+      databases.map((db) => readFile(timings(db), 'utf8').then(parseTimings, () => []))
+    )
+  ).flat()
+  console.log('\n== Tests per database ==')
+  for (const count of countsByDatabase(lines, databases)) {
+    const outcome = outcomes.find((one) => one.db === count.db)!
+    console.log(
+      `${count.db.padEnd(6)} ${String(count.tests).padStart(4)} tests, ${count.failed} failed, ` +
+        `${seconds(outcome.ms)} wall, exit ${outcome.code}`
+    )
+  }
+  console.log('\n== The ten slowest tests ==')
+  for (const line of slowest(lines, 'test')) console.log(line)
+  console.log('\n== The five slowest files (with their hooks) ==')
+  for (const line of slowest(lines, 'file', 5)) console.log(line)
+  for (const { what, install } of absent) {
+    console.log(`\nSkipped: what needs ${what} (not found). Install it: ${install}`)
+  }
+  console.log(`\nTests took ${seconds(performance.now() - began)}; exit ${code}`)
+  return code
+}
