@@ -193,7 +193,7 @@ export const STORMS: { env: string; full: number; short: number; fullOn: DbName;
     {
       env: 'CLUSTER_RUNS',
       full: 200,
-      short: 60,
+      short: 40,
       fullOn: 'pg',
       what: 'runs per queue backend through two servers and two workers (tests/runtime/queue_cluster.spec.ts)',
     },
@@ -244,4 +244,13 @@ export function shareOf(
     share.env[storm.env] = String(home === db ? storm.full : storm.short)
   }
   return share
+}
+
+/**
+ * The spec files that need `tool`, as the plan names them.
+ */
+export function filesNeeding(tool: Tool): string[] {
+  return SUITES.flatMap((suite) =>
+    suite.parts.filter((part) => part.needs?.includes(tool)).flatMap((part) => part.files)
+  )
 }

@@ -11,11 +11,11 @@
 
 import { spawn } from 'node:child_process'
 import { createWriteStream } from 'node:fs'
-import { mkdir, readFile, rm } from 'node:fs/promises'
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import { DATABASES, homeOf, SUITES, type DbName, type Tool } from './plan.ts'
+import { DATABASES, filesNeeding, homeOf, SUITES, type DbName, type Tool } from './plan.ts'
 import { countsByDatabase, parseTimings, seconds, slowest } from './summary.ts'
-import { databaseUp, INSTALL, missingTools } from './tools.ts'
+import { chromiumPath, databaseUp, INSTALL, missingTools } from './tools.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const TMP = new URL('../../tmp/', import.meta.url)
@@ -83,24 +83,27 @@ export async function runPlan(args: string[]): Promise<number> {
   const absentDbs = DATABASES.filter((_, at) => !up[at])
   const missing = await missingTools()
 
-  const absent: { what: string; install: string }[] = [
+  const absent: { what: string; skipped: string; install: string }[] = [
     ...absentDbs.map((db) => ({
       what: db === 'pg' ? 'PostgreSQL' : 'MySQL/MariaDB',
+      skipped: `the ${db} run (its once-only suites ran on ${databases[0]})`,
       install: INSTALL[db as Exclude<DbName, 'sqlite'>],
     })),
     ...missing.map((tool: Tool) => ({
-      what: tool === 'chromium' ? 'Chromium' : 'Redis',
+      what: tool === 'chromium' ? `Chromium (${chromiumPath()})` : 'Redis (127.0.0.1:6379)',
+      skipped: filesNeeding(tool).join(', '),
       install: INSTALL[tool],
     })),
   ]
   if (ci && absent.length > 0) {
     for (const { what, install } of absent) {
-      console.error(`CI: ${what} is missing and CI skips nothing. Install it: ${install}`)
+      console.error(`CI skips nothing, and ${what} is missing. Install it: ${install}`)
     }
     return 1
   }
 
   await mkdir(TMP, { recursive: true })
+  await rm(new URL('test-summary.txt', TMP), { force: true })
   const timings = (db: DbName) => fileURLToPath(new URL(`timings-${db}.jsonl`, TMP))
   await Promise.all(databases.map((db) => rm(timings(db), { force: true })))
   // The pure suites' run collects coverage; c8 reads it from its temp directory
@@ -145,26 +148,26 @@ export async function runPlan(args: string[]): Promise<number> {
   const filtered = args.length > 0
   if (code === 0 && !filtered) code = await coverage()
 
-  const lines = (
-    await Promise.all(
-      databases.map((db) => readFile(timings(db), 'utf8').then(parseTimings, () => []))
-    )
-  ).flat()
-  console.log('\n== Tests per database ==')
+  const perDb = await Promise.all(
+    databases.map((db) => readFile(timings(db), 'utf8').then(parseTimings, () => []))
+  )
+  const lines = perDb.flat()
+  const report = ['== Tests per database ==']
   for (const count of countsByDatabase(lines, databases)) {
     const outcome = outcomes.find((one) => one.db === count.db)!
-    console.log(
+    report.push(
       `${count.db.padEnd(6)} ${String(count.tests).padStart(4)} tests, ${count.failed} failed, ` +
         `${seconds(outcome.ms)} wall, exit ${outcome.code}`
     )
   }
-  console.log('\n== The ten slowest tests ==')
-  for (const line of slowest(lines, 'test')) console.log(line)
-  console.log('\n== The five slowest files (with their hooks) ==')
-  for (const line of slowest(lines, 'file', 5)) console.log(line)
-  for (const { what, install } of absent) {
-    console.log(`\nSkipped: what needs ${what} (not found). Install it: ${install}`)
+  report.push('', '== The ten slowest tests ==', ...slowest(lines, 'test'))
+  report.push('', '== The five slowest files (with their hooks) ==', ...slowest(lines, 'file', 5))
+  for (const { what, skipped, install } of absent) {
+    report.push('', `Skipped ${skipped}: no ${what}. Install it: ${install}`)
   }
-  console.log(`\nTests took ${seconds(performance.now() - began)}; exit ${code}`)
+  report.push('', `Tests took ${seconds(performance.now() - began)}; exit ${code}`)
+  console.log(`\n${report.join('\n')}`)
+  // .ci/run prints it again at its very end, under its phases
+  await writeFile(new URL('test-summary.txt', TMP), report.join('\n') + '\n')
   return code
 }
