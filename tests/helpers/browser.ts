@@ -1,7 +1,8 @@
 /*
  * Debian's Chromium driven by playwright-core, for the browser suite. No
  * browser is downloaded: the suite fails with the install command when
- * /usr/bin/chromium is missing (.ci/run installs it). Each launch gets a
+ * /usr/bin/chromium is missing (`npm test` skips these suites then, and
+ * fails in CI: tests/plan/run_plan.ts). Each launch gets a
  * fresh profile (Playwright creates a temporary user-data-dir and removes
  * it on close), so no cookie or cache leaks between runs. Also: axe-core's
  * accessibility check of a page, and moving the focus with Tab alone.
@@ -16,8 +17,9 @@ import {
   type Locator,
   type Page,
 } from 'playwright-core'
+import { chromiumPath, INSTALL } from '../plan/tools.ts'
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+export const CHROMIUM = chromiumPath()
 
 /**
  * Launches headless Chromium with the flags of a quiet, offline machine.
@@ -27,7 +29,7 @@ export async function launchBrowser(): Promise<Browser> {
     await access(CHROMIUM)
   } catch {
     throw new Error(
-      `No Chromium at ${CHROMIUM}. Install Debian's: apt-get update && apt-get install -y chromium`
+      `No Chromium at ${CHROMIUM}. Install Debian's: ${INSTALL.chromium}`
     )
   }
   return chromium.launch({

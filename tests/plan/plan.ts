@@ -38,6 +38,16 @@ export type PlannedSuite = {
 
 export const SUITES: PlannedSuite[] = [
   {
+    name: 'plan',
+    parts: [
+      {
+        files: ['tests/plan/**/*.spec.ts'],
+        on: 'sqlite',
+        why: 'this plan: every spec file placed, each database’s share, the table below',
+      },
+    ],
+  },
+  {
     name: 'questions',
     parts: [
       {
@@ -253,4 +263,21 @@ export function filesNeeding(tool: Tool): string[] {
   return SUITES.flatMap((suite) =>
     suite.parts.filter((part) => part.needs?.includes(tool)).flatMap((part) => part.files)
   )
+}
+
+/**
+ * The plan as the Markdown table CONTRIBUTING.md shows (a test keeps the
+ * two the same).
+ */
+export function planTable(): string {
+  const code = (files: string[]) =>
+    files.map((file) => `\`${file.replace(/^tests\//, '')}\``).join(', ')
+  const rows = SUITES.flatMap((suite) =>
+    suite.parts.map((part) => {
+      const files = code(part.files) + (part.except ? ` except ${code(part.except)}` : '')
+      const on = part.on === 'every' ? 'every database' : part.on
+      return `| ${suite.name} | ${files} | ${on} | ${part.needs?.join(', ') ?? ''} | ${part.why} |`
+    })
+  )
+  return ['| Suite | Files | Runs on | Needs | Why |', '|---|---|---|---|---|', ...rows].join('\n')
 }

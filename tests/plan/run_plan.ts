@@ -12,13 +12,15 @@
 import { spawn } from 'node:child_process'
 import { createWriteStream } from 'node:fs'
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
-import { fileURLToPath } from 'node:url'
+import { resolve as resolvePath } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { DATABASES, filesNeeding, homeOf, SUITES, type DbName, type Tool } from './plan.ts'
 import { countsByDatabase, parseTimings, seconds, slowest } from './summary.ts'
 import { chromiumPath, databaseUp, INSTALL, missingTools } from './tools.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const TMP = new URL('../../tmp/', import.meta.url)
+/** Where the run writes its timings, logs and summary (a test of the plan runs it elsewhere) */
+const reportDir = () => pathToFileURL(`${resolvePath(ROOT, process.env.TEST_REPORT_DIR ?? 'tmp')}/`)
 const C8 = fileURLToPath(new URL('../../node_modules/c8/bin/c8.js', import.meta.url))
 
 /** Whether this is a CI run, where nothing may be skipped */
@@ -102,15 +104,20 @@ export async function runPlan(args: string[]): Promise<number> {
     return 1
   }
 
+  const TMP = reportDir()
   await mkdir(TMP, { recursive: true })
   await rm(new URL('test-summary.txt', TMP), { force: true })
   const timings = (db: DbName) => fileURLToPath(new URL(`timings-${db}.jsonl`, TMP))
   await Promise.all(databases.map((db) => rm(timings(db), { force: true })))
   // The pure suites' run collects coverage; c8 reads it from its temp directory
   const coverageOn = homeOf(SUITES.find((suite) => suite.name === 'questions')!.parts[0], databases)
+  // A filtered run (`npm test -- --files …`) checks no coverage
+  const filtered = args.length > 0
   const coverageDir = fileURLToPath(new URL('../../coverage/tmp/', import.meta.url))
-  await rm(coverageDir, { recursive: true, force: true })
-  await mkdir(coverageDir, { recursive: true })
+  if (!filtered) {
+    await rm(coverageDir, { recursive: true, force: true })
+    await mkdir(coverageDir, { recursive: true })
+  }
 
   const jobs = Math.max(1, Math.min(databases.length, Number(process.env.TEST_JOBS ?? 1) || 1))
   console.log(
@@ -130,7 +137,7 @@ export async function runPlan(args: string[]): Promise<number> {
           TEST_PLANNED: '1',
           TEST_TIMINGS: timings(db),
           TEST_HTTP_PORT: String(portBase + DATABASES.indexOf(db)),
-          ...(db === coverageOn ? { NODE_V8_COVERAGE: coverageDir } : {}),
+          ...(db === coverageOn && !filtered ? { NODE_V8_COVERAGE: coverageDir } : {}),
         }
         if (jobs === 1) console.log(`\n== ${db} ==`)
         const log = jobs > 1 ? fileURLToPath(new URL(`test-${db}.log`, TMP)) : undefined
@@ -145,7 +152,6 @@ export async function runPlan(args: string[]): Promise<number> {
   )
 
   let code = outcomes.some((outcome) => outcome.code !== 0) ? 1 : 0
-  const filtered = args.length > 0
   if (code === 0 && !filtered) code = await coverage()
 
   const perDb = await Promise.all(
