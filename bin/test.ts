@@ -77,6 +77,9 @@ async function runShare(db: DbName) {
    */
   process.env.TEST_HTTP_PORT ??= String(21_000 + (process.pid % 4000))
 
+  // V8's code cache for every process the tests start (workers, ace, servers): each boots the same modules
+  process.env.NODE_COMPILE_CACHE ??= fileURLToPath(new URL('tmp/compile-cache/', ROOT))
+
   // The queue and live-update suites' Redis database, this run's own (tests/helpers/redis_db.ts)
   const releaseRedisDb = await claimRedisDb()
 

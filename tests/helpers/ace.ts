@@ -11,8 +11,6 @@ import { fileURLToPath } from 'node:url'
 import { dbName, sqliteFile } from './database.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-/** V8's code cache, shared by the children: each boots the same modules */
-const COMPILE_CACHE = fileURLToPath(new URL('../../tmp/compile-cache/', import.meta.url))
 const NODE_ARGS = ['--import=@poppinss/ts-exec', 'tests/fixtures/ace.ts']
 
 export type AceExit = {
@@ -33,7 +31,6 @@ export function aceEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     ...process.env,
     DB: dbName(),
     DB_FILE: sqliteFile(),
-    NODE_COMPILE_CACHE: COMPILE_CACHE,
     ...extra,
   }
 }

@@ -28,9 +28,7 @@ export async function launchBrowser(): Promise<Browser> {
   try {
     await access(CHROMIUM)
   } catch {
-    throw new Error(
-      `No Chromium at ${CHROMIUM}. Install Debian's: ${INSTALL.chromium}`
-    )
+    throw new Error(`No Chromium at ${CHROMIUM}. Install Debian's: ${INSTALL.chromium}`)
   }
   return chromium.launch({
     executablePath: CHROMIUM,

@@ -18,11 +18,9 @@ import { viewDigest, type ViewedRow } from '../../src/governance/view.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const FIXTURE = fileURLToPath(new URL('../fixtures/cluster_app.ts', import.meta.url))
-const COMPILE_CACHE = fileURLToPath(new URL('../../tmp/compile-cache/', import.meta.url))
 
 export type Backend = 'redis' | 'database'
 
-/** Redis of the tests: a db index of their own, so nothing else's keys are touched */
 /** The run's Redis database (tests/helpers/redis_db.ts, read when used; 3 when none was claimed) */
 export const REDIS = {
   host: '127.0.0.1',
@@ -51,7 +49,6 @@ export function startClusterProcess(args: string[], env: Record<string, string>)
       ...process.env,
       DB: dbName(),
       DB_FILE: sqliteFile(),
-      NODE_COMPILE_CACHE: COMPILE_CACHE,
       ...env,
     },
     stdio: ['pipe', 'pipe', 'pipe'],
