@@ -1,7 +1,8 @@
 /*
  * `npm test` without `DB`: the whole plan (./plan.ts). It probes the
  * machine, then runs each database's share as its own process
- * (`DB=<db> bin/test.ts`), `TEST_JOBS` of them at a time, and ends with
+ * (`DB=<db> bin/test.ts`), as many at a time as the machine has cores
+ * (`TEST_JOBS` sets it; 1 prints each run live), and ends with
  * the tests per database, what was skipped and why, and the slowest
  * tests. A tool or database server that is missing is skipped with one
  * line saying how to install it, unless CI is set: then it fails the run.
@@ -12,6 +13,7 @@
 import { spawn } from 'node:child_process'
 import { createWriteStream } from 'node:fs'
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { availableParallelism } from 'node:os'
 import { resolve as resolvePath } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { DATABASES, filesNeeding, homeOf, SUITES, type DbName, type Tool } from './plan.ts'
@@ -119,7 +121,11 @@ export async function runPlan(args: string[]): Promise<number> {
     await mkdir(coverageDir, { recursive: true })
   }
 
-  const jobs = Math.max(1, Math.min(databases.length, Number(process.env.TEST_JOBS ?? 1) || 1))
+  // Side by side, one a core: a database's share spends much of its time waiting on processes and I/O
+  const jobs = Math.max(
+    1,
+    Math.min(databases.length, Number(process.env.TEST_JOBS) || availableParallelism())
+  )
   console.log(
     `Test plan: ${databases.join(', ')}${jobs > 1 ? `, ${jobs} at a time` : ''} (tests/plan/plan.ts)`
   )
@@ -139,8 +145,10 @@ export async function runPlan(args: string[]): Promise<number> {
           TEST_HTTP_PORT: String(portBase + DATABASES.indexOf(db)),
           ...(db === coverageOn && !filtered ? { NODE_V8_COVERAGE: coverageDir } : {}),
         }
-        if (jobs === 1) console.log(`\n== ${db} ==`)
         const log = jobs > 1 ? fileURLToPath(new URL(`test-${db}.log`, TMP)) : undefined
+        console.log(
+          log ? `${db}: started; its output follows when it ends (${log})` : `\n== ${db} ==`
+        )
         const outcome = await runShare(db, args, env, log)
         if (log) {
           console.log(`\n== ${db} (${seconds(outcome.ms)}) ==`)
