@@ -55,7 +55,14 @@ async function setupApp(
     : {},
   rcLines = ''
 ) {
-  await fs.createJson('tsconfig.json', {})
+  /*
+   * The codemods' ts-morph project parses what the app's files import
+   * unless told not to: here the repository's @types and the published
+   * pages' React and Inertia types, 2–10 s a configure run. The edits are
+   * syntactic, so the fake app resolves nothing (a real app's configure
+   * runs in tests/configure/configured_app.spec.ts and packed_app.spec.ts).
+   */
+  await fs.createJson('tsconfig.json', { compilerOptions: { noResolve: true, types: [] } })
   await fs.createJson('package.json', { name: 'app', dependencies })
   await fs.create(
     'adonisrc.ts',
@@ -105,7 +112,7 @@ function logsOf(ace: Awaited<ReturnType<typeof setupApp>>): string[] {
 }
 
 test.group('Configure', (group) => {
-  // Each configure run builds ts-morph projects for its codemods: seconds, not milliseconds
+  // Each configure run builds a ts-morph project for its codemods: seconds on a busy machine
   group.each.timeout(120_000)
 
   test('publishes config, migration, page and routes; registers provider and env', async ({
