@@ -90,6 +90,12 @@ async function runShare(db: DbName) {
         return { name: suite.name, files: () => Promise.resolve(files), timeout: suite.timeout }
       })
     ),
+    /*
+     * A bound against a wedge, not a speed goal: most tests start an app,
+     * a server or a process, and Japa's 2 s default failed them on a
+     * loaded machine (two busy loops on two cores) though nothing was stuck
+     */
+    timeout: 30_000,
     reporters: {
       activated: ['spec', 'timings'],
       list: [spec(), timingsReporter(db)],

@@ -90,7 +90,7 @@ export async function runPlan(args: string[]): Promise<number> {
   const absent: { what: string; skipped: string; install: string }[] = [
     ...absentDbs.map((db) => ({
       what: db === 'pg' ? 'PostgreSQL' : 'MySQL/MariaDB',
-      skipped: `the ${db} run (its once-only suites ran on ${databases[0]})`,
+      skipped: `the ${db} run (what runs once ran on ${databases[0]})`,
       install: INSTALL[db as Exclude<DbName, 'sqlite'>],
     })),
     ...missing.map((tool: Tool) => ({
