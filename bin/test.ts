@@ -16,9 +16,16 @@ import { fileSystem } from '@japa/file-system'
 import { processCLIArgs, configure, run } from '@japa/runner'
 import { spec } from '@japa/runner/reporters'
 import { claimRedisDb } from '../tests/helpers/redis_db.ts'
-import { DATABASES, shareOf, type DbName, type Placement, type Tool } from '../tests/plan/plan.ts'
+import {
+  DATABASES,
+  shareOf,
+  SUITES,
+  type DbName,
+  type Placement,
+  type Tool,
+} from '../tests/plan/plan.ts'
 import { inCI, runPlan } from '../tests/plan/run_plan.ts'
-import { missingTools } from '../tests/plan/tools.ts'
+import { INSTALL, missingTools } from '../tests/plan/tools.ts'
 import { timingsReporter } from '../tests/plan/timings_reporter.ts'
 
 const ROOT = new URL('../', import.meta.url)
@@ -59,7 +66,9 @@ async function runShare(db: DbName) {
   // Printed here when run alone; the plan's summary says it otherwise
   if (!process.env.TEST_PLANNED) {
     for (const part of share.skipped) {
-      console.log(`Skipped ${part.files.join(', ')}: no ${part.tool} on this machine`)
+      console.log(
+        `Skipped ${part.files.join(', ')}: no ${part.tool}. Install it: ${INSTALL[part.tool]}`
+      )
     }
   }
   // The storms' sizes, for this process and the workers it starts
@@ -84,10 +93,15 @@ async function runShare(db: DbName) {
   const releaseRedisDb = await claimRedisDb()
 
   configure({
+    /*
+     * Every suite of the plan, those of other databases' shares empty, so
+     * a filter naming a suite (`npm test -- browser`) is known to each run
+     */
     suites: await Promise.all(
-      share.suites.map(async (suite) => {
-        const files = await filesOf(suite.parts)
-        return { name: suite.name, files: () => Promise.resolve(files), timeout: suite.timeout }
+      SUITES.map(async ({ name }) => {
+        const mine = share.suites.find((suite) => suite.name === name)
+        const files = mine ? await filesOf(mine.parts) : []
+        return { name, files: () => Promise.resolve(files), timeout: mine?.timeout }
       })
     ),
     /*

@@ -62,8 +62,14 @@ export const SUITES: PlannedSuite[] = [
     parts: [
       {
         files: ['tests/mcp/**/*.spec.ts'],
+        except: ['tests/mcp/client_bridge.spec.ts', 'tests/mcp/inbox_handler.spec.ts'],
         on: 'sqlite',
-        why: 'the MCP mapping (tools, elicitations, the client bridge); its rows are the inbox’s, written by suites that run everywhere',
+        why: 'the pure MCP mapping: elicitations to question sets and back',
+      },
+      {
+        files: ['tests/mcp/client_bridge.spec.ts', 'tests/mcp/inbox_handler.spec.ts'],
+        on: 'every',
+        why: 'elicitation rows opened, withdrawn after a restart and expired in the database',
       },
     ],
   },
@@ -179,8 +185,14 @@ export const SUITES: PlannedSuite[] = [
     parts: [
       {
         files: ['tests/commands/**/*.spec.ts'],
+        except: ['tests/commands/make.spec.ts'],
         on: 'sqlite',
         why: 'the ace commands as processes on a terminal or a pipe; the writes they make run everywhere in persistence and runtime',
+      },
+      {
+        files: ['tests/commands/make.spec.ts'],
+        on: 'every',
+        why: 'the test make:agent writes runs in the fixture app’s runner on the database, as the testing kit does in an app',
       },
     ],
   },
@@ -188,7 +200,10 @@ export const SUITES: PlannedSuite[] = [
 
 /**
  * The storms' sizes (env knobs of their suites): full strength on one
- * database, a shorter storm of the same shape on the others. A size the
+ * database, a shorter storm of the same shape on the others. Set only
+ * when the plan runs several databases with the storm's home among them:
+ * otherwise (`DB=sqlite npm test`, a machine without that database) each
+ * suite keeps its own defaults, which suit each database. A size the
  * caller set in the environment wins.
  */
 export const STORMS: { env: string; full: number; short: number; fullOn: DbName; what: string }[] =
@@ -250,8 +265,8 @@ export function shareOf(
   }
   for (const storm of STORMS) {
     if (env[storm.env] !== undefined && env[storm.env] !== '') continue
-    const home = databases.includes(storm.fullOn) ? storm.fullOn : databases[0]
-    share.env[storm.env] = String(home === db ? storm.full : storm.short)
+    if (databases.length < 2 || !databases.includes(storm.fullOn)) continue
+    share.env[storm.env] = String(storm.fullOn === db ? storm.full : storm.short)
   }
   return share
 }

@@ -12,6 +12,7 @@
 
 import { spawn } from 'node:child_process'
 import { createWriteStream } from 'node:fs'
+import { finished } from 'node:stream/promises'
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
 import { resolve as resolvePath } from 'node:path'
@@ -19,6 +20,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { DATABASES, filesNeeding, homeOf, SUITES, type DbName, type Tool } from './plan.ts'
 import { countsByDatabase, parseTimings, seconds, slowest } from './summary.ts'
 import { chromiumPath, databaseUp, INSTALL, missingTools } from './tools.ts'
+import { ensureFixtureBuilt } from '../../fixtures/app/bin/launch.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 /** Where the run writes its timings, logs and summary (a test of the plan runs it elsewhere) */
@@ -44,13 +46,18 @@ function runShare(db: DbName, args: string[], env: NodeJS.ProcessEnv, log?: stri
     env,
     stdio: log ? ['ignore', 'pipe', 'pipe'] : 'inherit',
   })
-  if (log) {
-    const out = createWriteStream(log)
-    child.stdout!.pipe(out)
-    child.stderr!.pipe(out)
+  // Both streams into one file, closed once the child closed both (not when the first ends)
+  const out = log ? createWriteStream(log) : undefined
+  if (out) {
+    child.stdout!.pipe(out, { end: false })
+    child.stderr!.pipe(out, { end: false })
   }
   return new Promise<Outcome>((resolve) => {
-    child.on('close', (code, signal) => {
+    child.on('close', async (code, signal) => {
+      if (out) {
+        out.end()
+        await finished(out)
+      }
       resolve({ db, code: code ?? (signal ? 1 : 0), ms: performance.now() - began, log })
     })
   })
@@ -99,6 +106,9 @@ export async function runPlan(args: string[]): Promise<number> {
       install: INSTALL[tool],
     })),
   ]
+  const TMP = reportDir()
+  await mkdir(TMP, { recursive: true })
+  await rm(new URL('test-summary.txt', TMP), { force: true })
   if (ci && absent.length > 0) {
     for (const { what, install } of absent) {
       console.error(`CI skips nothing, and ${what} is missing. Install it: ${install}`)
@@ -106,9 +116,6 @@ export async function runPlan(args: string[]): Promise<number> {
     return 1
   }
 
-  const TMP = reportDir()
-  await mkdir(TMP, { recursive: true })
-  await rm(new URL('test-summary.txt', TMP), { force: true })
   const timings = (db: DbName) => fileURLToPath(new URL(`timings-${db}.jsonl`, TMP))
   await Promise.all(databases.map((db) => rm(timings(db), { force: true })))
   // The pure suites' run collects coverage; c8 reads it from its temp directory
@@ -121,11 +128,21 @@ export async function runPlan(args: string[]): Promise<number> {
     await mkdir(coverageDir, { recursive: true })
   }
 
-  // Side by side, one a core: a database's share spends much of its time waiting on processes and I/O
-  const jobs = Math.max(
-    1,
-    Math.min(databases.length, Number(process.env.TEST_JOBS) || availableParallelism())
-  )
+  /*
+   * Side by side, one a core: a database's share spends much of its time
+   * waiting on processes and I/O. One at a time when REDIS_DB names the
+   * Redis database: runs side by side would share it and take (or flush)
+   * each other's jobs.
+   */
+  const jobs = process.env.REDIS_DB
+    ? 1
+    : Math.max(
+        1,
+        Math.min(databases.length, Number(process.env.TEST_JOBS) || availableParallelism())
+      )
+
+  // Built once here: the runs side by side would each rebuild a stale one at the same time
+  if (databases.length > 1) await ensureFixtureBuilt()
   console.log(
     `Test plan: ${databases.join(', ')}${jobs > 1 ? `, ${jobs} at a time` : ''} (tests/plan/plan.ts)`
   )
