@@ -62,7 +62,7 @@ export type RunAceOptions = {
   env?: Record<string, string>
   /** Written to stdin, which is then closed; without it stdin stays open */
   input?: string
-  /** Killed after this many ms; default 20 s */
+  /** Killed after this many ms; default 60 s (a bound against a wedge, on a loaded machine too) */
   timeout?: number
 }
 
@@ -85,7 +85,7 @@ export function runNode(args: string[], options: RunAceOptions = {}): Promise<Ac
     env: aceEnv(options.env),
     stdio: ['pipe', 'pipe', 'pipe'],
   })
-  const { exited } = collect(child, options.timeout ?? 20_000)
+  const { exited } = collect(child, options.timeout ?? 60_000)
   if (options.input !== undefined) child.stdin!.end(options.input)
   return exited.finally(() => child.stdin!.destroy())
 }
@@ -114,7 +114,7 @@ export function ptyAce(
     env: aceEnv(options.env),
     stdio: ['pipe', 'pipe', 'pipe'],
   })
-  const { exited, output } = collect(child, options.timeout ?? 30_000)
+  const { exited, output } = collect(child, options.timeout ?? 60_000)
   let cursor = 0
   let done = false
   void exited.then(() => (done = true))

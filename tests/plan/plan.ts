@@ -181,7 +181,7 @@ export const SUITES: PlannedSuite[] = [
   },
   {
     name: 'commands',
-    timeout: 30_000,
+    timeout: 60_000,
     parts: [
       {
         files: ['tests/commands/**/*.spec.ts'],

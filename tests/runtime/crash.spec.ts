@@ -312,7 +312,7 @@ test.group(`Runtime crash safety | ${dbName()}`, (group) => {
     const text = (run.result as { text: string }).text
     assert.include(text, (askRow.outcome as QuestionOutcome).text)
     assert.include(text, 'painted blue')
-  }).timeout(40_000)
+  }).timeout(90_000)
 
   test('killed around an approved action, one restarted process recovers every run: no action runs twice, none is lost', async ({
     assert,
@@ -363,7 +363,7 @@ test.group(`Runtime crash safety | ${dbName()}`, (group) => {
       assert.include(text, `Answer read: ${(askRow.outcome as QuestionOutcome).text}`)
       assert.include(text, point.told, point.crashAt)
     }
-  }).timeout(40_000)
+  }).timeout(90_000)
 
   test('killed around a step whose reads commit with its response: the step is whole or absent, the action runs once', async ({
     assert,
@@ -468,7 +468,7 @@ test.group(`Runtime crash safety | ${dbName()}`, (group) => {
       assert.include(text, 'Measured: 6 m2 north, 4 m2 south', point.name)
       assert.include(text, 'Varnish (text): varnished 10 m2', point.name)
     }
-  }).timeout(40_000)
+  }).timeout(90_000)
 
   test('two processes racing to resume the same run: exactly one drives each step', async ({
     assert,
@@ -532,5 +532,5 @@ test.group(`Runtime crash safety | ${dbName()}`, (group) => {
     await run.refresh()
     assert.equal(run.status, 'completed')
     assert.isNull(run.leaseOwner)
-  }).timeout(40_000)
+  }).timeout(90_000)
 })
