@@ -17,7 +17,7 @@
  *
  * Workers run one job at a time (`--concurrency=1`): @boringnode/queue
  * 0.6.0's worker loop stalls for 5 s when a job outlives `idleDelay` while
- * it has free slots (README, Scaling out), which would measure that bug.
+ * it has free slots (docs/guides/scaling_out.md), which would measure that bug.
  */
 
 import { mkdir, rm } from 'node:fs/promises'

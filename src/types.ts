@@ -56,7 +56,7 @@ export type AgentInboxConfig = {
    * Where runs are driven once started or resumed:
    * - `'inline'` (default): in this process, on the next tick;
    * - `'queue'`: on `@adonisjs/queue` workers (`node ace queue:work`), a
-   *   job carrying the run id per resume (README, Scaling out);
+   *   job carrying the run id per resume (docs/guides/scaling_out.md);
    * - a factory, to hand them to something else.
    */
   executor?: 'inline' | 'queue' | ExecutorFactory

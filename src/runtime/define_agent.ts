@@ -43,7 +43,7 @@ export type AgentOptions = {
   /** Model calls a run may make; default 20 */
   maxSteps?: number
   expiry?: ExpiryOptions
-  /** MCP servers whose tools the agent may call (README, "MCP servers") */
+  /** MCP servers whose tools the agent may call (docs/guides/mcp.md) */
   mcp?: McpServerConfig[]
 }
 

@@ -63,7 +63,7 @@ export function connectionConfig(name: DbName = dbName(), port?: number) {
         client: 'better-sqlite3' as const,
         connection: { filename: sqliteFile() },
         useNullAsDefault: true,
-        // As the README advises: WAL, commits without a full fsync, and waits on a busy file (ms)
+        // As docs/guides/scaling_out.md advises: WAL, commits without a full fsync, and waits on a busy file (ms)
         pool: {
           afterCreate(connection: { pragma(sql: string): unknown }, done: Function) {
             connection.pragma('journal_mode = WAL')

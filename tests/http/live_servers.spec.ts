@@ -1,7 +1,7 @@
 /*
  * Live updates across web servers: two servers of the cluster fixture
  * (tests/fixtures/cluster_app.ts), each with Transmit on its Redis
- * transport, as the README's "Scaling out" sets them up. A person's page
+ * transport, as docs/guides/scaling_out.md sets them up. A person's page
  * subscribed on server B hears of a row settled through server A, and a
  * subscription refused on B stays refused whichever server broadcasts.
  */

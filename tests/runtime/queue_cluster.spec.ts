@@ -1,5 +1,5 @@
 /*
- * The deployment the README's "Scaling out" describes, as real processes:
+ * The deployment docs/guides/scaling_out.md describes, as real processes:
  * two web servers and two `node ace queue:work` workers of one app
  * (tests/fixtures/cluster_app.ts, `executor: 'queue'`), on Redis (the
  * queue, the lock and Transmit's transport) or on the database alone.
