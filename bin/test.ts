@@ -18,6 +18,7 @@ import { spec } from '@japa/runner/reporters'
 import { claimRedisDb } from '../tests/helpers/redis_db.ts'
 import {
   DATABASES,
+  places,
   shareOf,
   SUITES,
   type DbName,
@@ -37,16 +38,13 @@ if (!process.env.DB) {
 }
 
 /**
- * The spec files of a suite's parts, each part's globs less its `except`.
+ * The spec files (of `specs`, the repository's) a suite's parts place, in order.
  */
-async function filesOf(parts: Placement[]): Promise<URL[]> {
-  const found = new Set<string>()
-  for (const part of parts) {
-    for await (const file of glob(part.files, { cwd: fileURLToPath(ROOT), exclude: part.except })) {
-      found.add(file)
-    }
-  }
-  return [...found].sort().map((file) => new URL(file, ROOT))
+function filesOf(specs: string[], parts: Placement[]): URL[] {
+  return specs
+    .filter((file) => parts.some((part) => places(part, file)))
+    .sort()
+    .map((file) => new URL(file, ROOT))
 }
 
 async function runShare(db: DbName) {
@@ -91,19 +89,18 @@ async function runShare(db: DbName) {
 
   // The queue and live-update suites' Redis database, this run's own (tests/helpers/redis_db.ts)
   const releaseRedisDb = await claimRedisDb()
+  const specs = await Array.fromAsync(glob('tests/**/*.spec.ts', { cwd: fileURLToPath(ROOT) }))
 
   configure({
     /*
      * Every suite of the plan, those of other databases' shares empty, so
      * a filter naming a suite (`npm test -- browser`) is known to each run
      */
-    suites: await Promise.all(
-      SUITES.map(async ({ name }) => {
-        const mine = share.suites.find((suite) => suite.name === name)
-        const files = mine ? await filesOf(mine.parts) : []
-        return { name, files: () => Promise.resolve(files), timeout: mine?.timeout }
-      })
-    ),
+    suites: SUITES.map(({ name }) => {
+      const mine = share.suites.find((suite) => suite.name === name)
+      const files = mine ? filesOf(specs, mine.parts) : []
+      return { name, files: () => Promise.resolve(files), timeout: mine?.timeout }
+    }),
     /*
      * A bound against a wedge, not a speed goal: most tests start an app,
      * a server or a process, and Japa's 2 s default failed them on a

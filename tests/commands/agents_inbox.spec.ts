@@ -18,12 +18,12 @@ import { AgentRun } from '../../src/persistence/models/agent_run.ts'
 import type { Agents } from '../../src/runtime/agents.ts'
 import type { QuestionOutcome } from '../../src/questions/types.ts'
 
-/**
- * Starts a run and lets it reach its first wait (the intake).
- */
 /** The clock of a sweeping child: past every `waiter` and `lingerer` row's time */
 const PAST_THEIR_TIME = { env: { CLOCK_AHEAD: String(2 * WAITER_TTL) } }
 
+/**
+ * Starts a run and lets it reach its first wait (the intake).
+ */
 async function startWaiting(agents: Agents, agent: string, input: string, owner: string) {
   const run = await agents.start(agent, { input, owner })
   await agents.idle()

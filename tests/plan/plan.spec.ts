@@ -8,24 +8,11 @@
  */
 
 import { glob, readFile } from 'node:fs/promises'
-import { matchesGlob } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { test } from '@japa/runner'
-import {
-  DATABASES,
-  filesNeeding,
-  planTable,
-  shareOf,
-  STORMS,
-  SUITES,
-  type Placement,
-} from './plan.ts'
+import { DATABASES, filesNeeding, places, planTable, shareOf, STORMS, SUITES } from './plan.ts'
 
 const ROOT = new URL('../../', import.meta.url)
-
-const matches = (part: Placement, file: string) =>
-  part.files.some((pattern) => matchesGlob(file, pattern)) &&
-  !(part.except ?? []).some((pattern) => matchesGlob(file, pattern))
 
 /** The parts of a share, as `suite:first glob` labels */
 const labels = (share: ReturnType<typeof shareOf>) =>
@@ -36,7 +23,7 @@ test.group('Test plan', () => {
     const files = await Array.fromAsync(glob('tests/**/*.spec.ts', { cwd: fileURLToPath(ROOT) }))
     assert.isAbove(files.length, 80)
     for (const file of files) {
-      const placed = SUITES.flatMap((suite) => suite.parts).filter((part) => matches(part, file))
+      const placed = SUITES.flatMap((suite) => suite.parts).filter((part) => places(part, file))
       assert.lengthOf(placed, 1, file)
     }
   })

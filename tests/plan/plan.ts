@@ -13,6 +13,8 @@
  * says the same in prose; keep them together.
  */
 
+import { matchesGlob } from 'node:path'
+
 export const DATABASES = ['sqlite', 'pg', 'mysql'] as const
 export type DbName = (typeof DATABASES)[number]
 
@@ -223,6 +225,18 @@ export const STORMS: { env: string; full: number; short: number; fullOn: DbName;
       what: 'runs per queue backend through two servers and two workers (tests/runtime/queue_cluster.spec.ts)',
     },
   ]
+
+/**
+ * Whether `file` (relative to the repository's root) is one of `part`'s:
+ * the runner picks a share's files with it, and a test checks with it
+ * that every spec file is placed by exactly one part.
+ */
+export function places(part: Placement, file: string): boolean {
+  return (
+    part.files.some((pattern) => matchesGlob(file, pattern)) &&
+    !(part.except ?? []).some((pattern) => matchesGlob(file, pattern))
+  )
+}
 
 /**
  * Where a once-only part runs in a run over `databases`: its own database

@@ -67,20 +67,14 @@ function runShare(db: DbName, args: string[], env: NodeJS.ProcessEnv, log?: stri
  * The c8 step: the report of the pure suites' run, and the 90% check of
  * the pure model. Returns the exit code.
  */
-function coverage(): Promise<number> {
-  const step = (args: string[]) =>
+async function coverage(): Promise<number> {
+  const step = (command: string, args: string[]) =>
     new Promise<number>((resolve) => {
-      const child = spawn(process.execPath, [C8, ...args], { cwd: ROOT, stdio: 'inherit' })
+      const child = spawn(command, args, { cwd: ROOT, stdio: 'inherit' })
       child.on('close', (code) => resolve(code ?? 1))
     })
-  const npm = (script: string) =>
-    new Promise<number>((resolve) => {
-      const child = spawn('npm', ['run', '--silent', script], { cwd: ROOT, stdio: 'inherit' })
-      child.on('close', (code) => resolve(code ?? 1))
-    })
-  return step(['report', '--reporter=text-summary']).then((code) =>
-    code !== 0 ? code : npm('coverage:pure')
-  )
+  const reported = await step(process.execPath, [C8, 'report', '--reporter=text-summary'])
+  return reported !== 0 ? reported : step('npm', ['run', '--silent', 'coverage:pure'])
 }
 
 /**

@@ -21,7 +21,8 @@ export function parseTimings(text: string): TimingLine[] {
   return parsed
 }
 
-const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
+/** Milliseconds as seconds, one decimal */
+export const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
 
 /**
  * Tests and failures per database, in the order given.
@@ -51,5 +52,3 @@ export function slowest(lines: TimingLine[], kind: TimingLine['kind'], count = 1
       return `${seconds(line.ms).padStart(8)}  ${line.db.padEnd(6)} ${what}`
     })
 }
-
-export { seconds }
