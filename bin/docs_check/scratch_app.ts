@@ -7,8 +7,9 @@
  * block is a module of its own; one TypeScript program checks them all.
  *
  * What the app holds besides is what the docs' examples import from an
- * app and nothing else: its env, three Lucid models and the app's own
- * services (declared, not written). A block that needs more either
+ * app and nothing else: its env, auth and Redis config, three Lucid models
+ * and the app's own services (declared, not written), and an AI SDK
+ * provider. A block that needs more either
  * imports it from here, after adding it below, or is a fragment.
  */
 
@@ -61,6 +62,7 @@ export default defineConfig({
     () => import('@adonisjs/core/providers/app_provider'),
     () => import('@adonisjs/lucid/database_provider'),
     () => import('@adonisjs/auth/auth_provider'),
+    () => import('@adonisjs/redis/redis_provider'),
     () => import('adonis-agent-inbox/agent_inbox_provider'),
   ],
   preloads: [() => import('#start/kernel')],
@@ -78,11 +80,12 @@ export default await Env.create(new URL('../', import.meta.url), {
   NODE_ENV: Env.schema.enum(['development', 'production', 'test'] as const),
   APP_KEY: Env.schema.secret(),
   APP_URL: Env.schema.string({ format: 'url', tld: false }),
-  QUEUE_DRIVER: Env.schema.enum.optional(['redis', 'database'] as const),
+  QUEUE_DRIVER: Env.schema.enum(['redis', 'database', 'sync'] as const),
   REDIS_HOST: Env.schema.string({ format: 'host' }),
   REDIS_PORT: Env.schema.number(),
   INBOX_WEBHOOK_URL: Env.schema.string({ format: 'url' }),
   INBOX_WEBHOOK_SECRET: Env.schema.string(),
+  CALENDAR_TOKEN: Env.schema.string(),
 })
 `,
 
@@ -104,6 +107,24 @@ export default authConfig
 
 declare module '@adonisjs/auth/types' {
   export interface Authenticators extends InferAuthenticators<typeof authConfig> {}
+}
+`,
+
+  'config/redis.ts': `import env from '#start/env'
+import { defineConfig } from '@adonisjs/redis'
+import type { InferConnections } from '@adonisjs/redis/types'
+
+const redisConfig = defineConfig({
+  connection: 'main',
+  connections: {
+    main: { host: env.get('REDIS_HOST'), port: env.get('REDIS_PORT') },
+  },
+})
+
+export default redisConfig
+
+declare module '@adonisjs/redis/types' {
+  export interface RedisConnections extends InferConnections<typeof redisConfig> {}
 }
 `,
 
@@ -171,6 +192,10 @@ export default class Refund extends BaseModel {
   'types/app_services.d.ts': `declare module '#services/deploys' {
   export function deployBranch(branch: string): Promise<{ url: string }>
   export function tailLogs(service: string): Promise<string[]>
+}
+
+declare module '#services/notices' {
+  export function notifyOwner(ownerId: string | null, rowId: string): Promise<void>
 }
 
 declare module '#services/payments' {
