@@ -198,6 +198,17 @@ export const SUITES: PlannedSuite[] = [
       },
     ],
   },
+  {
+    name: 'docs',
+    timeout: 120_000,
+    parts: [
+      {
+        files: ['tests/docs/**/*.spec.ts'],
+        on: 'sqlite',
+        why: 'npm run docs:check on fixture docs: TypeScript and links, no database',
+      },
+    ],
+  },
 ]
 
 /**
