@@ -52,6 +52,8 @@ if (values.update) {
 const reference = await readFile(join(root, REFERENCE), 'utf8').catch(() => '')
 const gaps = documentationGaps(actual, reference)
 if (gaps.length) {
-  console.error(`\n${REFERENCE} and the exports disagree:\n${gaps.map((gap) => `  ${gap}`).join('\n')}`)
+  console.error(
+    `\n${REFERENCE} and the exports disagree:\n${gaps.map((gap) => `  ${gap}`).join('\n')}`
+  )
   process.exitCode = 1
 }

@@ -40,12 +40,16 @@ export async function packageEntries(root: string): Promise<Array<[string, strin
  */
 export async function extractApi(root: string): Promise<ApiSubpath[]> {
   const entries = await packageEntries(root)
-  const config = ts.getParsedCommandLineOfConfigFile(join(root, 'tsconfig.json'), {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
-      throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'))
-    },
-  })
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(root, 'tsconfig.json'),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'))
+      },
+    }
+  )
   if (!config) throw new Error(`${root}/tsconfig.json could not be read`)
   const program = ts.createProgram({
     rootNames: entries.map(([, file]) => file),
@@ -205,7 +209,9 @@ class Renderer {
       .map((clause) => ' ' + clause.getText(source).replace(/\s+/g, ' '))
       .join('')
     const abstract = ts.getCombinedModifierFlags(declaration) & ts.ModifierFlags.Abstract
-    const lines = [`${indent}${abstract ? 'abstract ' : ''}${keyword}${label}${parameters}${heritage} {`]
+    const lines = [
+      `${indent}${abstract ? 'abstract ' : ''}${keyword}${label}${parameters}${heritage} {`,
+    ]
     const inner = indent + '  '
     const staticType = this.checker.getTypeOfSymbol(symbol)
     for (const signature of staticType.getConstructSignatures()) {
@@ -237,7 +243,8 @@ class Renderer {
       ? this.checker.getTypeOfSymbolAtLocation(symbol, declaration)
       : this.checker.getTypeOfSymbol(symbol)
     const name = symbol.getName()
-    const method = declaration && (ts.isMethodDeclaration(declaration) || ts.isMethodSignature(declaration))
+    const method =
+      declaration && (ts.isMethodDeclaration(declaration) || ts.isMethodSignature(declaration))
     if (method) {
       const optional = symbol.flags & ts.SymbolFlags.Optional ? '?' : ''
       return type

@@ -108,7 +108,8 @@ export function documentationGaps(report: string, reference: string): string[] {
     }
   }
   for (const path of documented.keys()) {
-    if (!exported.has(path)) gaps.push(`${path}: described, but package.json exports no such subpath`)
+    if (!exported.has(path))
+      gaps.push(`${path}: described, but package.json exports no such subpath`)
   }
   return gaps
 }
@@ -125,7 +126,9 @@ export function diffLines(before: string, after: string, context = 2): string[] 
   const a = before.split('\n')
   const b = after.split('\n')
   // Longest common subsequence, from the end, so the walk below goes forwards
-  const lcs: number[][] = Array.from({ length: a.length + 1 }, () => new Array(b.length + 1).fill(0))
+  const lcs: number[][] = Array.from({ length: a.length + 1 }, () =>
+    new Array(b.length + 1).fill(0)
+  )
   for (let i = a.length - 1; i >= 0; i--) {
     for (let j = b.length - 1; j >= 0; j--) {
       lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1])
@@ -150,7 +153,11 @@ export function diffLines(before: string, after: string, context = 2): string[] 
   const shown = new Set<number>()
   edits.forEach((edit, index) => {
     if (edit.mark === ' ') return
-    for (let k = Math.max(0, index - context); k <= Math.min(edits.length - 1, index + context); k++) {
+    for (
+      let k = Math.max(0, index - context);
+      k <= Math.min(edits.length - 1, index + context);
+      k++
+    ) {
       shown.add(k)
     }
   })

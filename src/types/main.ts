@@ -15,7 +15,11 @@ import type { ApprovalsConfig } from '../governance/policy.ts'
 import type { NotificationsConfig } from '../notify/notifier.ts'
 
 export type * from '../questions/types.ts'
-export type { ToolCallKind, ToolCallStatus, ToolExecution } from '../persistence/models/tool_call.ts'
+export type {
+  ToolCallKind,
+  ToolCallStatus,
+  ToolExecution,
+} from '../persistence/models/tool_call.ts'
 export type { RunStatus } from '../persistence/models/agent_run.ts'
 
 /**
