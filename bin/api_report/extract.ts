@@ -285,7 +285,12 @@ class Renderer {
           : this.checker.getTypeOfSymbol(parameter)
         // An optional parameter's type as written, without the `| undefined` it implies
         const shown = optional ? this.checker.getNonNullableType(type) : type
-        return `${rest}${parameter.getName()}${optional}: ${this.#type(shown)}`
+        // A destructured parameter by its pattern, not the compiler's `__0`
+        const name =
+          declaration && !ts.isIdentifier(declaration.name)
+            ? declaration.name.getText().replace(/\s+/g, ' ')
+            : parameter.getName()
+        return `${rest}${name}${optional}: ${this.#type(shown)}`
       })
       .join(', ')
   }
