@@ -8,7 +8,7 @@ import { configProvider } from '@adonisjs/core'
 import { RuntimeException } from '@adonisjs/core/exceptions'
 import type { ConfigProvider } from '@adonisjs/core/types'
 import { resolveLimits } from './questions/values.ts'
-import type { AgentInboxConfig, ExecutorFactory, ResolvedAgentInboxConfig } from './types.ts'
+import type { AgentInboxConfig, ExecutorFactory, ResolvedAgentInboxConfig } from './types/main.ts'
 
 /**
  * Defines the agent inbox config.

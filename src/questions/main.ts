@@ -1,17 +1,17 @@
 /*
  * The pure question model (docs/design.md §3–§6), importable on its own as
  * `adonis-agent-inbox/questions`: no Lucid, no HTTP, no AI SDK in here.
+ * Its public face is small on purpose: the shapes (question sets, replies,
+ * outcomes), checking a set an app builds, and the ask tool as a model
+ * sees it. The rules the pages share are `./client.ts`'s
+ * (`adonis-agent-inbox/questions/client`); the rest of the model (reading
+ * replies, settling, the model's text, the budget, answer memory) is the
+ * runtime's and reached through `adonis-agent-inbox/internals`.
  */
 
-export * from './values.ts'
-export * from './defaults.ts'
-export * from './schema.ts'
-export * from './validate.ts'
-export * from './assert.ts'
-export * from './ask_tool.ts'
-export * from './budget.ts'
-export * from './reply.ts'
-export * from './settle.ts'
-export * from './model_text.ts'
-export * from './memory.ts'
+export { DEFAULT_LIMITS } from './values.ts'
+export { validateQuestionSet } from './validate.ts'
+export { assertQuestionSet } from './assert.ts'
+export { ASK_TOOL_NAME, askToolDescription, askToolInputSchema } from './ask_tool.ts'
+export type { ExpiryPolicy } from './settle.ts'
 export type * from './types.ts'

@@ -23,7 +23,7 @@ import { defineConfig } from '../../src/define_config.ts'
 import { defineAgent } from '../../src/runtime/define_agent.ts'
 import { AgentRun } from '../../src/persistence/models/agent_run.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
-import type { AgentInboxConfig } from '../../src/types.ts'
+import type { AgentInboxConfig } from '../../src/types/main.ts'
 import { viewDigest } from '../../src/governance/view.ts'
 
 /** Identity comes from a header here: the identify hook is the app's to write */

@@ -19,7 +19,7 @@ import { AgentRun } from '../../src/persistence/models/agent_run.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import type { Agents } from '../../src/runtime/agents.ts'
 import { callKey } from '../../src/runtime/effects/keys.ts'
-import type { AgentInboxConfig } from '../../src/types.ts'
+import type { AgentInboxConfig } from '../../src/types/main.ts'
 import { viewDigest } from '../../src/governance/view.ts'
 
 const person = (name: string) => ({ 'x-person': name, 'accept': 'application/json' })

@@ -203,7 +203,7 @@ test.group('Layers of src/', () => {
         if (source.file.startsWith('providers/')) return true
         // Public type surfaces name the access hooks' and live options' types
         const item = source.imports.find((entry) => entry.target === target)
-        return Boolean(item?.typeOnly) && /^src\/(types\.ts|types\/)/.test(source.file)
+        return Boolean(item?.typeOnly) && /^src\/types\//.test(source.file)
       }),
       []
     )

@@ -1,5 +1,5 @@
 import { test } from '@japa/runner'
-import type { Question, QuestionSet, RowCard, RunGroup } from '../../src/types.ts'
+import type { Question, QuestionSet, RowCard, RunGroup } from '../../src/types/main.ts'
 import { effectiveDefaults } from '../../src/questions/defaults.ts'
 import {
   answersReply,

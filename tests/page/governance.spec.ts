@@ -6,7 +6,7 @@
  */
 
 import { test } from '@japa/runner'
-import type { RowCard, TimelineEntry } from '../../src/types.ts'
+import type { RowCard, TimelineEntry } from '../../src/types/main.ts'
 import { auditText, grantWords, quorumView } from '../../stubs/inertia/agent_inbox/governance.ts'
 import { showEntry } from '../../stubs/inertia/agent_inbox/timeline.ts'
 

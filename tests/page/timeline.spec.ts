@@ -8,7 +8,7 @@
  */
 
 import { test } from '@japa/runner'
-import type { RowCard, TimelineEntry } from '../../src/types.ts'
+import type { RowCard, TimelineEntry } from '../../src/types/main.ts'
 import { showEntry } from '../../stubs/inertia/agent_inbox/timeline.ts'
 import { formatTime } from '../../stubs/inertia/agent_inbox/words.ts'
 

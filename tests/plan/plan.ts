@@ -101,7 +101,7 @@ export const SUITES: PlannedSuite[] = [
       {
         files: ['tests/layout/**/*.spec.ts'],
         on: 'sqlite',
-        why: 'reads src/’s imports: no database',
+        why: 'reads src/’s imports and the package’s exports (the API report): no database',
       },
     ],
   },

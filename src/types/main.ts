@@ -1,19 +1,26 @@
 /*
- * Public types of the package, importable from `adonis-agent-inbox/types`.
+ * Public types of the package, importable from `adonis-agent-inbox/types`:
+ * the config's shape and the types the layers declare where they are used,
+ * gathered here. With ./extended.ts (the container bindings and events the
+ * provider adds), the one home of the package's shared types.
  */
 
-import type { QuestionLimits } from './questions/types.ts'
-import type { AgentDefinition } from './runtime/define_agent.ts'
-import type { RunDriver } from './runtime/run_driver.ts'
-import type { ExecutorLogger, RunExecutor } from './runtime/executor.ts'
-import type { InboxAccess } from './http/access.ts'
-import type { LiveOptions } from './http/live.ts'
-import type { ApprovalsConfig } from './governance/policy.ts'
-import type { NotificationsConfig } from './notify/notifier.ts'
+import type { QuestionLimits } from '../questions/types.ts'
+import type { AgentDefinition } from '../runtime/define_agent.ts'
+import type { RunDriver } from '../runtime/run_driver.ts'
+import type { ExecutorLogger, RunExecutor } from '../runtime/executor.ts'
+import type { InboxAccess } from '../http/access.ts'
+import type { LiveOptions } from '../http/live.ts'
+import type { ApprovalsConfig } from '../governance/policy.ts'
+import type { NotificationsConfig } from '../notify/notifier.ts'
 
-export type * from './questions/types.ts'
-export type { ToolCallKind, ToolCallStatus, ToolExecution } from './persistence/models/tool_call.ts'
-export type { RunStatus } from './persistence/models/agent_run.ts'
+export type * from '../questions/types.ts'
+export type {
+  ToolCallKind,
+  ToolCallStatus,
+  ToolExecution,
+} from '../persistence/models/tool_call.ts'
+export type { RunStatus } from '../persistence/models/agent_run.ts'
 
 /**
  * What config/agents.ts may set.
@@ -102,7 +109,7 @@ export type ResolvedAgentInboxConfig = {
   executor?: ExecutorFactory
   notifications: NotificationsConfig | null
 }
-export type { AgentDefinition, AgentOptions, Intake } from './runtime/define_agent.ts'
+export type { AgentDefinition, AgentOptions, Intake } from '../runtime/define_agent.ts'
 export type {
   Effect,
   EffectContext,
@@ -113,10 +120,10 @@ export type {
   ToolRow,
   ToolRun,
   TransactionalToolContext,
-} from './runtime/define_tool.ts'
-export type { AgentEvents } from './events.ts'
-export type { InboxAccess } from './http/access.ts'
-export type { LiveMessage, LiveOptions } from './http/live.ts'
+} from '../runtime/define_tool.ts'
+export type { AgentEvents } from '../events.ts'
+export type { InboxAccess } from '../http/access.ts'
+export type { LiveMessage, LiveOptions } from '../http/live.ts'
 export type {
   BulkResult,
   People,
@@ -124,26 +131,26 @@ export type {
   RowCard,
   RunGroup,
   RunSummary,
-} from './http/cards.ts'
+} from '../http/cards.ts'
 export type {
   RunTimeline,
   TimelineAction,
   TimelineCall,
   TimelineEffect,
   TimelineEntry,
-} from './http/timeline.ts'
-export type { HistoryFilters } from './http/history_query.ts'
-export type { ErrorResponseBody } from './errors.ts'
+} from '../http/timeline.ts'
+export type { HistoryFilters } from '../http/history_query.ts'
+export type { ErrorResponseBody } from '../errors.ts'
 export type {
   ApprovalsConfig,
   Policy,
   PolicyCall,
   PolicyDecision,
   PolicyResult,
-} from './governance/policy.ts'
-export type { QuorumOptions, QuorumSpec, ApproverRef } from './governance/quorum.ts'
-export type { GrantChoice, Duration } from './governance/grant_rules.ts'
-export type { LadderStep } from './governance/ladder.ts'
+} from '../governance/policy.ts'
+export type { QuorumOptions, QuorumSpec, ApproverRef } from '../governance/quorum.ts'
+export type { GrantChoice, Duration } from '../governance/grant_rules.ts'
+export type { LadderStep } from '../governance/ladder.ts'
 export type {
   Channel,
   ChannelContext,
@@ -153,4 +160,4 @@ export type {
   Recipient,
   ReplyLink,
   RowNotice,
-} from './notify/main.ts'
+} from '../notify/main.ts'
