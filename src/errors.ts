@@ -313,6 +313,17 @@ export const E_UNSUPPORTED_ELICITATION = createError<[string, string]>(
 )
 
 /**
+ * `webhookChannel` was given an empty or blank secret (an unset env
+ * variable, usually), raised at config time: a delivery signed with it
+ * proves nothing. The argument is the channel's URL.
+ */
+export const E_EMPTY_WEBHOOK_SECRET = createError<[string]>(
+  'The webhook channel for %s has an empty secret, so anyone could sign its deliveries. Set a long random secret shared with the receiver (INBOX_WEBHOOK_SECRET in .env, validated in start/env.ts)',
+  'E_EMPTY_WEBHOOK_SECRET',
+  500
+)
+
+/**
  * `agents.retry` on a run that has not failed: only a failed run is replayed
  * (a finished run keeps its result, a live one is still being driven).
  */
