@@ -169,9 +169,6 @@ export class AlreadySettledException extends HttpFacingException {
 
 /**
  * The row expired before the reply arrived; its onExpiry policy settled it.
- *
- * @example
- * throw new E_EXPIRED([row.id])
  */
 export const E_EXPIRED = class extends HttpFacingException {
   static status = 410
@@ -187,9 +184,6 @@ export const E_EXPIRED = class extends HttpFacingException {
 
 /**
  * The row was cancelled (its run was cancelled) before the reply arrived.
- *
- * @example
- * throw new E_CANCELLED([row.id])
  */
 export const E_CANCELLED = class extends HttpFacingException {
   static status = 410
@@ -310,6 +304,13 @@ export const E_UNSUPPORTED_ELICITATION = createError<[string, string]>(
   'Cannot ask the MCP elicitation: %s %s. Form elicitation allows flat string, number, integer, boolean and enum properties only; answer the server with a decline or an invalid-params error',
   'E_UNSUPPORTED_ELICITATION',
   422
+)
+
+/** `webhookChannel` given an empty or blank secret (an unset env variable), at config time */
+export const E_EMPTY_WEBHOOK_SECRET = createError<[string]>(
+  'The webhook channel for %s has an empty secret, so anyone could sign its deliveries. Set a long random secret shared with the receiver (INBOX_WEBHOOK_SECRET in .env)',
+  'E_EMPTY_WEBHOOK_SECRET',
+  500
 )
 
 /**

@@ -32,7 +32,7 @@ pre{background:#f4f4f4;padding:.5rem;overflow:auto}button{font:inherit;padding:.
  * The form: what the row asks, and one button doing `action`.
  */
 export function confirmPage(row: ToolCall, action: LinkAction, person: string, csrf?: string) {
-  const { title, lines } = rowLines({ row, reason: 'created', links: [], note: null })
+  const { title, lines } = rowLines({ row })
   const verb = VERBS[action]
   return layout(
     `${verb}: ${title}`,

@@ -28,6 +28,45 @@ async function readRow(rowId: string): Promise<ToolCall | null> {
 }
 
 /**
+ * The rows this process awaits in memory right now (whichever inbox), by
+ * row id with their run. A driver holding an MCP elicitation open is not
+ * idle, it waits on a person: the testing kit's `drive` stops there.
+ * Listeners hear each wait start, and each time it reads its row again.
+ */
+class HeldRows {
+  #rows = new Map<string, { runId: string | null; holders: number }>()
+  #listeners = new Set<() => void>()
+
+  hold(rowId: string, runId: string | null) {
+    const held = this.#rows.get(rowId) ?? { runId, holders: 0 }
+    held.holders++
+    this.#rows.set(rowId, held)
+  }
+
+  release(rowId: string) {
+    const held = this.#rows.get(rowId)
+    if (held && --held.holders === 0) this.#rows.delete(rowId)
+  }
+
+  announce() {
+    for (const listener of this.#listeners) listener()
+  }
+
+  /** The ids of this run's rows awaited in memory */
+  ofRun(runId: string): string[] {
+    return [...this.#rows].filter(([, held]) => held.runId === runId).map(([rowId]) => rowId)
+  }
+
+  /** Calls `listener` whenever a wait starts or reads its row again; returns the unsubscribe */
+  listen(listener: () => void): () => void {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
+  }
+}
+
+export const heldRows = new HeldRows()
+
+/**
  * The waiters of rows, by row id, woken by this process's settles.
  */
 export class RowWaiters {
@@ -46,10 +85,18 @@ export class RowWaiters {
    */
   async settled(rowId: string, options: AwaitOptions = {}): Promise<ToolCall | null> {
     const interval = options.interval ?? 500
-    for (;;) {
-      const row = await readRow(rowId)
-      if (!row || row.status !== 'pending' || options.signal?.aborted) return row
-      await this.#pause(rowId, interval, options.signal)
+    let held = false
+    try {
+      for (;;) {
+        const row = await readRow(rowId)
+        if (!row || row.status !== 'pending' || options.signal?.aborted) return row
+        if (!held) heldRows.hold(rowId, row.runId)
+        held = true
+        heldRows.announce()
+        await this.#pause(rowId, interval, options.signal)
+      }
+    } finally {
+      if (held) heldRows.release(rowId)
     }
   }
 

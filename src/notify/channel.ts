@@ -28,6 +28,8 @@ export type ReplyLink = { action: 'approve' | 'reject' | 'confirm'; label: strin
 
 /** What a channel is told about one row */
 export type RowNotice = {
+  /** The notice's id in the outbox: the same on every attempt to deliver it */
+  id: number
   row: ToolCall
   reason: NoticeReason
   /** Signed links to the confirmation page, for this person and row */

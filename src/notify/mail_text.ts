@@ -20,7 +20,7 @@ const WHY = {
 }
 
 /** One row's lines: its title and what it asks */
-export function rowLines(notice: RowNotice): { title: string; lines: string[] } {
+export function rowLines(notice: Pick<RowNotice, 'row'>): { title: string; lines: string[] } {
   const row = notice.row
   if (!waitsForAnswers(row)) {
     const summary = row.request?.summary ?? row.toolName

@@ -132,7 +132,7 @@ async function deliver(item: Claim, options: OutboxOptions): Promise<number> {
     // A row settled before its notice went out needs nobody any more
     if (!row || row.status !== 'pending') return []
     const links = entry.reason === 'released' ? [] : options.links(row, item.person.id)
-    return [{ row, reason: entry.reason, links, note: ladderNote(row, options.now) }]
+    return [{ id: entry.id, row, reason: entry.reason, links, note: ladderNote(row, options.now) }]
   })
   if (notices.length === 0) return 0
   const named = item.prefs.channels

@@ -2,12 +2,16 @@
  * The webhook channel (docs/design.md §7.7): POSTs a JSON payload per row
  * (or per digest) to the app's URL, signed with a shared secret
  * (./signature.ts), so a Slack or Teams bot of the app's own can show it
- * and settle the row through the JSON API with the digest it names.
+ * and settle the row through the JSON API with the digest it names. Each
+ * delivery carries an id, the same on its retries, which the signature
+ * covers: the receiver deduplicates on it.
  */
 
+import { createHash } from 'node:crypto'
 import { viewDigest } from '../governance/view.ts'
+import { E_EMPTY_WEBHOOK_SECRET } from '../errors.ts'
 import { defineChannel, type Recipient, type RowNotice } from './channel.ts'
-import { SIGNATURE_HEADER, signWebhook } from './signature.ts'
+import { DELIVERY_HEADER, SIGNATURE_HEADER, signWebhook } from './signature.ts'
 
 export type WebhookChannelOptions = {
   url: string
@@ -36,10 +40,30 @@ export function rowPayload(notice: RowNotice) {
 }
 
 /**
+ * The id of a delivery of these notices: a notice's own outbox id, or for a
+ * digest a hash of its notices' ids. A retry of the delivery (the same
+ * notices, given back after a failure) has the same id.
+ *
+ * @example
+ * deliveryId([{ id: 42 }]) // 'notice-42'
+ */
+export function deliveryId(notices: { id: number }[]): string {
+  if (notices.length === 1) return `notice-${notices[0].id}`
+  const ids = notices.map((notice) => notice.id).sort((a, b) => a - b)
+  return `digest-${createHash('sha256').update(ids.join(',')).digest('hex').slice(0, 32)}`
+}
+
+/**
+ * Throws `E_EMPTY_WEBHOOK_SECRET` at config time when the secret is empty
+ * or blank (an unset env variable): anyone could sign deliveries with it.
+ *
  * @example
  * webhookChannel({ url: env.get('INBOX_WEBHOOK_URL'), secret: env.get('INBOX_WEBHOOK_SECRET') })
  */
 export function webhookChannel(options: WebhookChannelOptions) {
+  if (typeof options.secret !== 'string' || options.secret.trim() === '') {
+    throw new E_EMPTY_WEBHOOK_SECRET([String(options.url)])
+  }
   async function post(person: Recipient, rows: RowNotice[], inboxUrl: string | null) {
     const body = JSON.stringify({
       type: 'agent_inbox.notice',
@@ -48,11 +72,13 @@ export function webhookChannel(options: WebhookChannelOptions) {
       inboxUrl,
     })
     const at = Math.floor(Date.now() / 1000)
+    const delivery = deliveryId(rows)
     const response = await fetch(options.url, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
-        [SIGNATURE_HEADER]: signWebhook(options.secret, body, at),
+        [DELIVERY_HEADER]: delivery,
+        [SIGNATURE_HEADER]: signWebhook(options.secret, body, at, delivery),
       },
       body,
       signal: AbortSignal.timeout(options.timeout ?? 10_000),

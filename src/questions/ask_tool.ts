@@ -11,6 +11,7 @@
 
 import type { JSONSchema7 } from 'json-schema'
 import { INPUT_TYPES, questionSetValidator } from './schema.ts'
+import { strictJsonSchema } from './strict_schema.ts'
 import type { QuestionIssue, QuestionLimits } from './types.ts'
 import { resolveLimits } from './values.ts'
 
@@ -66,15 +67,20 @@ export function askToolDescription(limits?: Partial<QuestionLimits>): string {
  * The JSON Schema (draft-07) of the ask tool's input, published from the
  * same Vine schema that validates the call, limits included (`maxItems`
  * of `questions` is `maxQuestions`, and so on). A fresh copy each call, so a
- * caller may change it without touching the cached one.
+ * caller may change it without touching the cached one. With `strict`, in
+ * the form strict tool calling accepts (strict_schema.ts), whose nulls
+ * validation reads as absent.
  *
  * @example
  * askToolInputSchema({ maxQuestions: 2 }).properties.questions.maxItems // 2
  */
-export function askToolInputSchema(limits?: Partial<QuestionLimits>): JSONSchema7 {
+export function askToolInputSchema(
+  limits?: Partial<QuestionLimits>,
+  options: { strict?: boolean } = {}
+): JSONSchema7 {
   const validator = questionSetValidator(resolveLimits(limits))
-  const schema = validator['~standard'].jsonSchema.input({ target: 'draft-07' })
-  return structuredClone(schema) as JSONSchema7
+  const schema = validator['~standard'].jsonSchema.input({ target: 'draft-07' }) as JSONSchema7
+  return options.strict ? strictJsonSchema(schema) : structuredClone(schema)
 }
 
 /**

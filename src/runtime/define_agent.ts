@@ -1,10 +1,10 @@
 /*
- * Agents: a model, instructions, tools, an optional intake form and the
- * ask tool's settings. Definitions are checked when they are made (at boot,
+ * Agents: a model, instructions, tools, an optional intake form, the
+ * ask tool's settings and the options every model call gets. Definitions are checked when they are made (at boot,
  * from config/agents.ts), so a misconfigured agent never starts a run.
  */
 
-import type { LanguageModel } from 'ai'
+import type { generateText, LanguageModel } from 'ai'
 import { E_RESERVED_TOOL_NAME } from '../errors.ts'
 import { ASK_TOOL_NAME } from '../questions/ask_tool.ts'
 import type { ExpiryPolicy } from '../questions/settle.ts'
@@ -33,13 +33,34 @@ export type ExpiryOptions = {
   ladder?: LadderStep[]
 }
 
+/**
+ * Options for the model's provider, by provider name, as `generateText`
+ * takes them: `{ openai: { store: false, reasoningEffort: 'low' } }`.
+ */
+export type ProviderOptions = NonNullable<Parameters<typeof generateText>[0]['providerOptions']>
+
+export type AskOptions = {
+  /** Offer the ask tool; default true (it is still absent when nobody can answer) */
+  enabled?: boolean
+  limits?: Partial<QuestionLimits>
+  /**
+   * Offer the ask tool as a strict tool: its schema in the form strict
+   * tool calling accepts (every property required, optional ones
+   * nullable), marked `strict` for providers that hold the model to it
+   * (OpenAI). Default false
+   */
+  strict?: boolean
+}
+
 export type AgentOptions = {
   name: string
   model: LanguageModel
   instructions: string | ((input: unknown) => string)
   tools?: ToolDefinition[]
   intake?: Intake
-  ask?: { enabled?: boolean; limits?: Partial<QuestionLimits> }
+  ask?: AskOptions
+  /** Passed to every model call of the agent's runs (docs/guides/agents_and_tools.md) */
+  providerOptions?: ProviderOptions
   /** Model calls a run may make; default 20 */
   maxSteps?: number
   expiry?: ExpiryOptions
@@ -54,7 +75,10 @@ export type AgentDefinition = {
   tools: Map<string, ToolDefinition>
   intake?: Intake
   askEnabled: boolean
+  /** The ask tool is offered in strict form (`ask.strict`) */
+  askStrict: boolean
   limits: QuestionLimits
+  providerOptions?: ProviderOptions
   maxSteps: number
   expiry: { ttl?: number; onExpiry: ExpiryPolicy; ladder?: LadderStep[] }
   mcp: McpServerConfig[]
@@ -95,7 +119,9 @@ export function defineAgent(options: AgentOptions): AgentDefinition {
     tools,
     intake: options.intake,
     askEnabled: options.ask?.enabled ?? true,
+    askStrict: options.ask?.strict ?? false,
     limits: resolveLimits(options.ask?.limits),
+    providerOptions: options.providerOptions,
     maxSteps,
     expiry: {
       ttl: options.expiry?.ttl,

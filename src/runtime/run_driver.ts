@@ -296,6 +296,7 @@ export class RunDriver {
         system: child ? `${instructions}\n\n${CHILD_NOTE}` : instructions,
         messages,
         tools,
+        providerOptions: agent.providerOptions,
       })
     } catch (error) {
       const retryable =

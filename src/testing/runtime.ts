@@ -2,7 +2,8 @@
  * Running an app's agents in a test: a runtime of its own for a few agent
  * definitions (the app's database, the inline executor), a scripted model
  * swapped in for an agent's real one, and `drive`, which lets a run go as
- * far as it can and says where it stopped: finished, or waiting on rows.
+ * far as it can and says where it stopped: finished, or waiting on rows,
+ * those its driver holds open in memory (an MCP elicitation) included.
  */
 
 import type { LanguageModel } from 'ai'
@@ -10,6 +11,8 @@ import { Agents, type AgentsOptions } from '../runtime/agents.ts'
 import type { AgentDefinition } from '../runtime/define_agent.ts'
 import { AgentRun } from '../persistence/models/agent_run.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
+import { heldRows } from '../inbox/awaiting.ts'
+import debug from '../debug.ts'
 
 export type TestAgentsOptions = Omit<AgentsOptions, 'agents' | 'executor'> & {
   /** Models to play instead of the agents' own, by agent name */
@@ -62,7 +65,10 @@ export type DriveResult = { run: AgentRun; pending: ToolCall[]; text: string | n
 /**
  * Lets a run go as far as it can (every drive scheduled in this process
  * ends, auto-answers included) and reads where it stopped: finished, or
- * waiting on pending rows. Settle one and call it again for the next wait.
+ * waiting on pending rows. A run whose tool waits on a row while it runs
+ * (an MCP server's elicitation) stops there too: it stays `running`, its
+ * driver holding the call open, with the row in `pending`. Settle one and
+ * call it again for the next wait.
  *
  * @example
  * let { run, pending } = await drive(agents, started)
@@ -71,7 +77,7 @@ export type DriveResult = { run: AgentRun; pending: ToolCall[]; text: string | n
  */
 export async function drive(agents: Agents, run: AgentRun | string): Promise<DriveResult> {
   const id = typeof run === 'string' ? run : run.id
-  await agents.idle()
+  await stopped(agents, id)
   const current = await AgentRun.findOrFail(id)
   const pending = await ToolCall.query()
     .where('run_id', id)
@@ -79,4 +85,38 @@ export async function drive(agents: Agents, run: AgentRun | string): Promise<Dri
     .orderBy('sequence', 'asc')
   const result = current.result as { text?: unknown } | null
   return { run: current, pending, text: typeof result?.text === 'string' ? result.text : null }
+}
+
+/**
+ * Until every drive of this process has ended, or this run's driver waits
+ * in memory on a row of the run that is still pending, with no auto-answer
+ * on its way: that drive ends only once the row is settled.
+ */
+async function stopped(agents: Agents, runId: string) {
+  let unlisten = () => {}
+  const waitsOnPerson = new Promise<void>((resolve) => {
+    let checking = false
+    const check = async () => {
+      if (checking) return
+      checking = true
+      try {
+        const held = heldRows.ofRun(runId)
+        if (held.length === 0 || (await agents.inbox.settling())) return
+        const open = await ToolCall.query().whereIn('id', held).where('status', 'pending').first()
+        if (open) resolve()
+      } catch (error) {
+        // The next read of the row checks again; idle() still ends the drive
+        debug('drive: checking held rows failed %O', error)
+      } finally {
+        checking = false
+      }
+    }
+    unlisten = heldRows.listen(() => void check())
+    void check()
+  })
+  try {
+    await Promise.race([agents.idle(), waitsOnPerson])
+  } finally {
+    unlisten()
+  }
 }

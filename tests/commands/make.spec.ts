@@ -8,6 +8,10 @@
  */
 
 import { test } from '@japa/runner'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { IgnitorFactory } from '@adonisjs/core/factories'
 import type { FileSystem } from '@japa/file-system'
@@ -30,10 +34,14 @@ export const plugins: Config['plugins'] = [assert()]
 async function aceIn(fs: FileSystem) {
   await fs.createJson('tsconfig.json', {})
   await fs.create('adonisrc.ts', `export default defineConfig({})`)
+  return aceAt(fs.baseUrl)
+}
+
+async function aceAt(appRoot: URL) {
   const ignitor = new IgnitorFactory()
     .withCoreProviders()
     .withCoreConfig()
-    .create(fs.baseUrl, { importer: (filePath) => import(filePath) })
+    .create(appRoot, { importer: (filePath) => import(filePath) })
   const app = ignitor.createApp('console')
   await app.init()
   await app.boot()
@@ -131,6 +139,41 @@ test.group('make:agent and make:tool', (group) => {
     const forced = await ace.create(MakeTool, ['lookup_order', '--force'])
     await forced.exec()
     await assert.fileContains('app/tools/lookup_order.ts', `name: 'lookup_order'`)
+  })
+
+  test('make:agent in an app without Japa writes the agent, no test, and says how to add Japa', async ({
+    assert,
+    cleanup,
+  }) => {
+    // Outside the repository, whose node_modules has Japa: nothing resolves it from here
+    const root = await mkdtemp(join(tmpdir(), 'agent-inbox-no-japa-'))
+    cleanup(() => rm(root, { recursive: true, force: true }))
+    await writeFile(join(root, 'package.json'), JSON.stringify({ name: 'slim', type: 'module' }))
+    await writeFile(join(root, 'tsconfig.json'), '{}')
+    await writeFile(join(root, 'adonisrc.ts'), 'export default defineConfig({})')
+    const ace = await aceAt(pathToFileURL(`${root}/`))
+    const command = await ace.create(MakeAgent, ['InvoiceBot'])
+    await command.exec()
+    assert.equal(command.exitCode, 0)
+
+    assert.isTrue(existsSync(join(root, 'app/agents/invoice_bot.ts')))
+    // A spec importing @japa/runner would fail the app's tsc (TS2307)
+    assert.isFalse(existsSync(join(root, 'tests/unit/agents/invoice_bot.spec.ts')))
+    const logs = ace.ui.logger.getLogs().map((log) => log.message)
+    const hint = logs.find((line) => line.includes('@japa/runner'))
+    assert.exists(hint, logs.join('\n'))
+    assert.include(hint!, 'npm i -D @japa/runner @japa/assert')
+    assert.include(hint!, 'node ace make:agent InvoiceBot')
+
+    // Japa named in package.json (not installed yet): the test is written
+    await writeFile(
+      join(root, 'package.json'),
+      JSON.stringify({ name: 'slim', type: 'module', devDependencies: { '@japa/runner': '^5' } })
+    )
+    const again = await ace.create(MakeAgent, ['InvoiceBot'])
+    await again.exec()
+    assert.equal(again.exitCode, 0)
+    assert.isTrue(existsSync(join(root, 'tests/unit/agents/invoice_bot.spec.ts')))
   })
 
   test("make:agent writes a test of the agent that passes, with the fixture's agent tests", async ({

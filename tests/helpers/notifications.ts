@@ -19,20 +19,32 @@ import { mailConfig } from './smtp.ts'
 
 export const WEBHOOK_SECRET = 'whsec_test'
 
-/** A loopback receiver keeping each POST's raw body and headers */
+/**
+ * A loopback receiver keeping each POST's raw body, headers and the status
+ * it answered: 200, or 503 for the next `failures` POSTs (a receiver down)
+ */
 export async function startWebhookSink() {
-  const posts: { body: string; headers: IncomingMessage['headers'] }[] = []
+  const posts: { body: string; headers: IncomingMessage['headers']; status: number }[] = []
+  const sink = {
+    url: '',
+    posts,
+    failures: 0,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  }
   const server = createServer((req, res) => {
     let body = ''
     req.on('data', (chunk) => (body += chunk))
     req.on('end', () => {
-      posts.push({ body, headers: req.headers })
-      res.end('ok')
+      const status = sink.failures > 0 ? 503 : 200
+      if (status !== 200) sink.failures--
+      posts.push({ body, headers: req.headers, status })
+      res.statusCode = status
+      res.end(status === 200 ? 'ok' : 'down')
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`
-  return { url, posts, close: () => new Promise((resolve) => server.close(resolve)) }
+  sink.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`
+  return sink
 }
 
 export async function createNotifyingApp() {

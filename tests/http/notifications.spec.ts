@@ -14,7 +14,9 @@ import { createNotifyingApp, WEBHOOK_SECRET } from '../helpers/notifications.ts'
 import { mailLinks } from '../helpers/smtp.ts'
 import { Notification } from '../../src/persistence/models/notification.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
-import { SIGNATURE_HEADER, verifyWebhook } from '../../src/notify/signature.ts'
+import { DELIVERY_HEADER, SIGNATURE_HEADER, verifyWebhook } from '../../src/notify/signature.ts'
+import { webhookChannel } from '../../src/notify/webhook_channel.ts'
+import { errors } from '../../index.ts'
 import { quietUntil } from '../../src/notify/schedule.ts'
 import { rowCard } from '../../src/http/cards.ts'
 
@@ -29,6 +31,7 @@ test.group(`Notifications | ${dbName()}`, (group) => {
     await ToolCall.query().delete()
     app.smtp.mails.length = 0
     app.webhook.posts.length = 0
+    app.webhook.failures = 0
   })
   group.each.timeout(30_000)
 
@@ -124,10 +127,10 @@ test.group(`Notifications | ${dbName()}`, (group) => {
     assert.lengthOf(app.smtp.mails, 0)
     assert.lengthOf(app.webhook.posts, 1)
     const [post] = app.webhook.posts
-    const signature = post.headers[SIGNATURE_HEADER] as string
-    assert.isTrue(verifyWebhook(WEBHOOK_SECRET, post.body, signature))
-    assert.isFalse(verifyWebhook('another secret', post.body, signature))
-    assert.isFalse(verifyWebhook(WEBHOOK_SECRET, post.body.replace('Purge', 'Purgo'), signature))
+    const [notice] = await Notification.query().where('row_id', row.id)
+    assert.equal(verifyWebhook(WEBHOOK_SECRET, post.body, post.headers), `notice-${notice.id}`)
+    assert.isNull(verifyWebhook('another secret', post.body, post.headers))
+    assert.isNull(verifyWebhook(WEBHOOK_SECRET, post.body.replace('Purge', 'Purgo'), post.headers))
     const payload = JSON.parse(post.body)
     assert.equal(payload.person.id, 'bot')
     assert.equal(payload.rows[0].id, row.id)
@@ -147,5 +150,90 @@ test.group(`Notifications | ${dbName()}`, (group) => {
     )
     const decided = await ToolCall.findOrFail(row.id)
     assert.equal(decided.status, 'approved')
+  })
+
+  test('a webhook delivery has an id the signature covers, the same on its retry, to deduplicate on', async ({
+    assert,
+  }) => {
+    app.people.bot = { channels: ['webhook'] }
+    app.webhook.failures = 1
+    const row = await app.openApproval('bot', 'Rotate the keys')
+    await app.notifier.idle()
+    // The receiver was down: the notice is given back, due again in a minute
+    assert.deepEqual(
+      app.webhook.posts.map((post) => post.status),
+      [503]
+    )
+    const [notice] = await Notification.query().where('row_id', row.id)
+    assert.equal(notice.attempts, 1)
+    await app.notifier.dispatch(notice.dueAt.plus({ seconds: 1 }))
+    assert.deepEqual(
+      app.webhook.posts.map((post) => post.status),
+      [503, 200]
+    )
+
+    const [failed, retried] = app.webhook.posts
+    assert.equal(failed.headers[DELIVERY_HEADER], `notice-${notice.id}`)
+    assert.equal(retried.headers[DELIVERY_HEADER], failed.headers[DELIVERY_HEADER])
+    assert.equal(
+      verifyWebhook(WEBHOOK_SECRET, retried.body, retried.headers),
+      `notice-${notice.id}`
+    )
+
+    // The receiver's check: signature, window, then the ids it already handled
+    const handled = new Set<string>()
+    const receive = (post: { body: string; headers: Record<string, any> }, now?: number) => {
+      const delivery = verifyWebhook(WEBHOOK_SECRET, post.body, post.headers, { now })
+      if (!delivery) return 'refused'
+      if (handled.has(delivery)) return 'duplicate'
+      handled.add(delivery)
+      return 'handled'
+    }
+    assert.equal(receive(retried), 'handled')
+    // Replayed inside the window, as sent or with another delivery id
+    assert.equal(receive(retried), 'duplicate')
+    assert.equal(receive(failed), 'duplicate')
+    const relabelled = {
+      ...retried,
+      headers: { ...retried.headers, [DELIVERY_HEADER]: 'notice-1' },
+    }
+    assert.equal(receive(relabelled), 'refused')
+    // Past the window
+    const sentAt = Number(/t=(\d+)/.exec(retried.headers[SIGNATURE_HEADER] as string)![1])
+    assert.equal(receive(retried, sentAt + 301), 'refused')
+
+    // A digest is one delivery of its notices, with one id, kept on its retry
+    app.people.dora = { channels: ['webhook'], digest: 30 }
+    await app.openApproval('dora', 'Deploy build 1')
+    await app.openApproval('dora', 'Deploy build 2')
+    await app.notifier.idle()
+    app.webhook.failures = 1
+    const end = DateTime.now().plus({ minutes: 31 })
+    await app.notifier.dispatch(end)
+    await app.notifier.dispatch(end.plus({ minutes: 2 }))
+    const digests = app.webhook.posts.slice(2)
+    assert.deepEqual(
+      digests.map((post) => post.status),
+      [503, 200]
+    )
+    assert.lengthOf(JSON.parse(digests[1].body).rows, 2)
+    assert.match(digests[1].headers[DELIVERY_HEADER] as string, /^digest-[0-9a-f]{32}$/)
+    assert.equal(digests[0].headers[DELIVERY_HEADER], digests[1].headers[DELIVERY_HEADER])
+    assert.equal(receive(digests[1]), 'handled')
+  })
+
+  test('an empty or blank webhook secret is refused at config time', ({ assert }) => {
+    for (const secret of ['', '   ', undefined as unknown as string]) {
+      assert.throws(
+        () => webhookChannel({ url: 'https://bot.example/hook', secret }),
+        /empty secret/
+      )
+      try {
+        webhookChannel({ url: 'https://bot.example/hook', secret })
+      } catch (error) {
+        assert.instanceOf(error, errors.E_EMPTY_WEBHOOK_SECRET)
+        assert.equal((error as { code: string }).code, 'E_EMPTY_WEBHOOK_SECRET')
+      }
+    }
   })
 })

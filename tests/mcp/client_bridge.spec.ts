@@ -44,6 +44,18 @@ function pendingRowOf(runId: string) {
   )
 }
 
+/**
+ * Once the server's completion (a notification on the connection, after the
+ * link's page answered) settled the row: a drive before it finds the run
+ * still waiting on it
+ */
+function settledByServer(rowId: string) {
+  return eventually(`row ${rowId} settled by the server`, async () => {
+    const row = await ToolCall.findOrFail(rowId)
+    return row.status !== 'pending' && row
+  })
+}
+
 test.group(`MCP client bridge, a real server over stdio | ${dbName()}`, (group) => {
   let agents: Agents
 
@@ -181,6 +193,7 @@ test.group(`MCP client bridge, a real server over stdio | ${dbName()}`, (group) 
     // The person opens the link: the server completes the interaction
     const opened = await fetch(url)
     assert.equal(await opened.text(), 'Connected. You can close this tab.')
+    await settledByServer(row.id)
 
     const { run, text } = await drive(agents, started)
     assert.equal(run.status, 'completed')
@@ -236,6 +249,50 @@ test.group(`MCP client bridge, a real server over stdio | ${dbName()}`, (group) 
     assert.equal(run.status, 'completed')
     assert.include(text!, 'deleted b1')
   })
+
+  test("the testing kit's drive stops at an elicitation's row, form or URL, and finishes once it is settled", async ({
+    assert,
+  }) => {
+    // Form mode: the tool's call stays open in the driver while its row waits
+    const started = await startConcierge(agents, { tool: 'profile' })
+    let { run, pending, text } = await drive(agents, started)
+    assert.equal(run.status, 'running', 'its driver holds the call open')
+    assert.isNull(text)
+    assert.deepEqual(
+      pending.map((row) => [row.kind, row.toolName]),
+      [['ask', 'svc_profile']]
+    )
+    await agents.inbox.settle(
+      pending[0].id,
+      { answers: { name: ['Ada'], email: ['ada@example.com'] } },
+      { by: 'user:1', via: 'test' }
+    )
+    ;({ run, pending, text } = await drive(agents, started))
+    assert.equal(run.status, 'completed')
+    assert.deepEqual(pending, [])
+    assert.deepEqual(JSON.parse(text!).content, {
+      name: 'Ada',
+      email: 'ada@example.com',
+      age: 30,
+      country: 'fr',
+      colors: ['blue'],
+      newsletter: true,
+    })
+
+    // URL mode: a link to open; the server completing it settles the row
+    const connecting = await startConcierge(agents, { tool: 'connect' })
+    ;({ run, pending } = await drive(agents, connecting))
+    assert.equal(run.status, 'running')
+    assert.deepEqual(
+      pending.map((row) => [row.kind, row.toolName]),
+      [['action', 'svc_connect']]
+    )
+    await fetch(pending[0].request.args.url as string)
+    await settledByServer(pending[0].id)
+    ;({ run, text } = await drive(agents, connecting))
+    assert.equal(run.status, 'completed')
+    assert.equal(text, 'connect: accept')
+  }).timeout(30_000)
 
   test('killed mid-elicitation: the row is withdrawn, the call fails cleanly to the model', async ({
     assert,

@@ -9,6 +9,7 @@ import {
 import { INPUT_TYPES, questionSetSchema, questionSetValidator } from '../../src/questions/schema.ts'
 import { validateQuestionSet } from '../../src/questions/validate.ts'
 import { resolveLimits } from '../../src/questions/values.ts'
+import { acceptsNull, strictViolations } from '../helpers/strict_schema.ts'
 
 /**
  * Loose access into a JSON Schema tree, for reading nested keywords.
@@ -215,5 +216,101 @@ test.group('Ask tool | issues for the model', () => {
     const text = formatIssuesForModel(result.ok ? [] : result.issues)
     assert.match(text, /^questions: must hold at least one question/)
     assert.include(text, 'call ask again')
+  })
+})
+
+/**
+ * Every object property of `plain`, paired with the same property of
+ * `strict`, with whether `plain` required it.
+ */
+function pairedProperties(plain: Node, strict: Node, path = '$'): [string, boolean, Node][] {
+  const pairs: [string, boolean, Node][] = []
+  for (const [key, child] of Object.entries<Node>(plain.properties ?? {})) {
+    const twin = strict.properties[key]
+    pairs.push([`${path}.${key}`, (plain.required ?? []).includes(key), twin])
+    // A nullable object or array keeps its shape in its non-null branch
+    const shape = twin.anyOf?.find((branch: Node) => branch.type !== 'null') ?? twin
+    pairs.push(...pairedProperties(child, shape, `${path}.${key}`))
+    if (child.items) pairs.push(...pairedProperties(child.items, shape.items, `${path}.${key}[]`))
+  }
+  return pairs
+}
+
+test.group('Ask tool | strict form', () => {
+  test("the strict form meets strict mode's rules at every depth; the plain one does not", ({
+    assert,
+  }) => {
+    assert.deepEqual(strictViolations(askToolInputSchema(undefined, { strict: true })), [])
+
+    const plain = strictViolations(askToolInputSchema())
+    assert.includeMembers(plain, [
+      '$.questions[].input.type: an enum needs a type',
+      '$: every property must be required (preamble, questions)',
+      '$.questions[].prompt: keyword minLength is not supported',
+    ])
+  })
+
+  test('optional properties become nullable, required ones stay as they were; limits carry over', ({
+    assert,
+  }) => {
+    const plain = askToolInputSchema({ maxQuestions: 2 })
+    const strict = askToolInputSchema({ maxQuestions: 2 }, { strict: true })
+    const pairs = pairedProperties(plain, strict)
+    assert.isAbove(pairs.length, 20)
+    for (const [path, required, twin] of pairs) {
+      assert.equal(acceptsNull(twin), !required, path)
+    }
+    assert.equal(questionsNode(strict).maxItems, 2)
+    // The input's type, an enum, is typed; the optional input itself may be null
+    assert.deepEqual(questionNode(strict).properties.input.properties.type.type, 'string')
+    assert.deepEqual(questionNode(strict).properties.input.type, ['object', 'null'])
+  })
+
+  test('a strict call, null for what it leaves out, validates as the set without them', async ({
+    assert,
+  }) => {
+    const strictCall = {
+      preamble: null,
+      questions: [
+        {
+          id: 'db',
+          prompt: 'Which database?',
+          header: null,
+          description: null,
+          options: [
+            { value: 'pg', label: 'PostgreSQL', description: null, hotkey: null },
+            { value: 'mysql', label: 'MySQL', description: null, hotkey: 'm' },
+          ],
+          input: null,
+          multiple: null,
+          allowFreeText: null,
+          defaults: ['pg'],
+          intent: null,
+          detail: null,
+        },
+      ],
+    }
+    // Vine reads null as absent for an optional field: the row holds the set without them
+    const result = await validateQuestionSet(strictCall)
+    assert.isTrue(result.ok)
+    assert.deepEqual(result.ok && result.value, {
+      questions: [
+        {
+          id: 'db',
+          prompt: 'Which database?',
+          options: [
+            { value: 'pg', label: 'PostgreSQL' },
+            { value: 'mysql', label: 'MySQL', hotkey: 'm' },
+          ],
+          defaults: ['pg'],
+        },
+      ],
+    })
+    // A required property sent as null is still missing, and refused by name
+    const missing = await validateQuestionSet({
+      questions: [{ ...strictCall.questions[0], defaults: null }],
+    })
+    assert.isFalse(missing.ok)
+    assert.match(JSON.stringify(!missing.ok && missing.issues), /questions\[0\]\.defaults/)
   })
 })

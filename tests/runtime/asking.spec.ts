@@ -9,6 +9,7 @@ import { test } from '@japa/runner'
 import { createTestApp, dbName } from '../helpers/database.ts'
 import {
   ask,
+  call,
   choice,
   createAgents,
   DB_QUESTION,
@@ -25,6 +26,35 @@ import { defineAgent, type AgentOptions } from '../../src/runtime/define_agent.t
 import { AgentRun } from '../../src/persistence/models/agent_run.ts'
 import { JournalRow } from '../../src/persistence/models/journal_row.ts'
 import type { QuestionOutcome } from '../../src/questions/types.ts'
+import { strictViolations } from '../helpers/strict_schema.ts'
+
+/** DB_QUESTION as a model writes it against the strict schema: null for what it leaves out */
+const STRICT_DB_CALL = {
+  preamble: null,
+  questions: [
+    {
+      ...DB_QUESTION.questions[0],
+      options: DB_QUESTION.questions[0].options!.map((option) => ({
+        ...option,
+        description: null,
+        hotkey: null,
+      })),
+      header: null,
+      description: null,
+      input: null,
+      multiple: null,
+      allowFreeText: null,
+      intent: null,
+      detail: null,
+    },
+  ],
+}
+
+/** The ask tool as one model call was offered it */
+function offeredAsk(options: { tools?: unknown[] }) {
+  return (options.tools ?? []).find((offered: any) => offered.name === 'ask') as
+    { inputSchema: Record<string, any>; strict?: boolean } | undefined
+}
 
 /**
  * A scripted model and a factory of runtimes around one agent using it:
@@ -260,6 +290,64 @@ test.group(`Runtime asking | ${dbName()}`, (group) => {
     assert.equal(agents.definitions.get('strict')!.limits.askBudget, 5)
     await strictRun.refresh()
     assert.equal(strictRun.status, 'completed')
+  })
+
+  test("the agent's providerOptions reach every model call of a run, resumed ones too", async ({
+    assert,
+  }) => {
+    const providerOptions = { openai: { store: false, reasoningEffort: 'low' } }
+    const { model, runtime } = setup([[ask('c1', DB_QUESTION)], [say('Using MySQL.')]], {
+      providerOptions,
+    })
+    const first = runtime()
+    const run = await first.start('helper', { input: 'set up a db', owner: 'user:1' })
+    await first.idle()
+    const fresh = runtime()
+    const [pending] = await rowsOf(run.id)
+    await fresh.inbox.settle(pending.id, { answers: {} }, { by: 'user:1', via: 'api' })
+    await fresh.idle()
+
+    await run.refresh()
+    assert.equal(run.status, 'completed')
+    assert.lengthOf(model.doGenerateCalls, 2)
+    for (const options of model.doGenerateCalls) {
+      assert.deepEqual(options.providerOptions, providerOptions)
+    }
+    // Not strict unless asked: the plain schema, no strict flag
+    assert.isUndefined(offeredAsk(model.doGenerateCalls[0])!.strict)
+  })
+
+  test('ask.strict offers a strict ask tool; a strict call, nulls and all, is asked and answered', async ({
+    assert,
+  }) => {
+    const { model, runtime } = setup(
+      [[call('c1', 'ask', STRICT_DB_CALL)], ({ results }) => [say(results[0].value)]],
+      { ask: { strict: true } }
+    )
+    const agents = runtime()
+    const run = await agents.start('helper', { input: 'set up a db', owner: 'user:1' })
+    await agents.idle()
+
+    const offered = offeredAsk(model.doGenerateCalls[0])!
+    assert.isTrue(offered.strict)
+    assert.deepEqual(strictViolations(offered.inputSchema), [])
+
+    // The row holds the set without the nulls, as any other ask's
+    await run.refresh()
+    assert.equal(run.status, 'waiting')
+    const [pending] = await rowsOf(run.id)
+    assert.equal(pending.status, 'pending')
+    assert.deepEqual(pending.request, DB_QUESTION)
+    await agents.inbox.settle(
+      pending.id,
+      { answers: { db: ['mysql'] } },
+      { by: 'user:1', via: 'api' }
+    )
+    await agents.idle()
+
+    await run.refresh()
+    assert.equal(run.status, 'completed')
+    assert.include((run.result as { text: string }).text, 'Answer: MySQL')
   })
 
   test('a malformed ask goes back to the model with the path, and its fix is asked', async ({

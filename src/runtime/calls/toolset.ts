@@ -1,6 +1,7 @@
 /*
  * The tools a run's model is offered on each call: the agent's own, and
- * the ask tool only when someone can answer. The tools have no `execute`:
+ * the ask tool only when someone can answer (in strict form when the agent
+ * asks for it: questions/strict_schema.ts). The tools have no `execute`:
  * the SDK hands their calls back, the response is journaled, and the loop
  * handles each call from the journal.
  */
@@ -45,9 +46,11 @@ function buildToolset(agent: AgentDefinition, withAsk: boolean): ToolSet {
     })
   }
   if (withAsk) {
+    const strict = agent.askStrict
     tools[ASK_TOOL_NAME] = tool({
       description: askToolDescription(agent.limits),
-      inputSchema: jsonSchema(askToolInputSchema(agent.limits) as any),
+      inputSchema: jsonSchema(askToolInputSchema(agent.limits, { strict }) as any),
+      ...(strict ? { strict } : {}),
     })
   }
   return tools
