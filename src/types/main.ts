@@ -109,7 +109,13 @@ export type ResolvedAgentInboxConfig = {
   executor?: ExecutorFactory
   notifications: NotificationsConfig | null
 }
-export type { AgentDefinition, AgentOptions, Intake } from '../runtime/define_agent.ts'
+export type {
+  AgentDefinition,
+  AgentOptions,
+  AskOptions,
+  Intake,
+  ProviderOptions,
+} from '../runtime/define_agent.ts'
 export type {
   Effect,
   EffectContext,
