@@ -282,4 +282,25 @@ test.group(`Governance | HTTP | ${dbName()}`, (group) => {
     assert.equal(calls[0].audit[1].actor, 'ada')
     assert.equal(calls[0].audit[1].channel, 'api')
   })
+
+  test('a grant id that is not a UUID is a 404 before any query (a NUL byte is one)', async ({
+    assert,
+  }) => {
+    const { row: logs } = await pendingOf(['read_logs', { service: 'api' }])
+    await post(logs.id, 'ada', { approved: true, grant: 'person', digest: viewDigest(logs) })
+    await agents.idle()
+    const listed = await fetch(`${baseUrl}/inbox/grants`, { headers: person('ada') })
+    const [grant] = ((await listed.json()) as any).grants
+    // PostgreSQL refuses a NUL byte in text with an error, which was a 500 here
+    for (const id of ['%00', `${grant.id}%00`, 'x'.repeat(5000), grant.id.toUpperCase()]) {
+      const response = await fetch(`${baseUrl}/inbox/grants/${id}/revoke`, {
+        method: 'POST',
+        headers: person('ada'),
+      })
+      assert.equal(response.status, 404, id.slice(0, 40))
+      assert.equal(((await response.json()) as any).code, 'E_NOT_FOUND')
+    }
+    const after = await fetch(`${baseUrl}/inbox/grants`, { headers: person('ada') })
+    assert.lengthOf(((await after.json()) as any).grants, 1, 'the grant is still live')
+  })
 })
