@@ -37,6 +37,7 @@ import {
   inboxUrl,
   pageParams,
   peopleOf,
+  replyBody,
   replyEnvelope,
   replyFeedback,
   requestOf,
@@ -234,7 +235,7 @@ export default class InboxController {
   async reply(ctx: InertiaContext) {
     const visitor = await visitorOf(ctx)
     const row = await authorizedRow(ctx, visitor)
-    const { reply, view, grant } = replyEnvelope(ctx.request.body())
+    const { reply, view, grant } = replyEnvelope(replyBody(ctx))
     const settled = await visitor.agents.inbox.settle(row, reply, {
       by: visitor.person,
       via: channelOf(ctx),
@@ -267,7 +268,7 @@ export default class InboxController {
    */
   async bulk(ctx: InertiaContext) {
     const visitor = await visitorOf(ctx)
-    const { rowIds, digests, ...body } = ctx.request.body()
+    const { rowIds, digests, ...body } = replyBody(ctx)
     const ids = bulkRowIds(rowIds)
     const views = bulkDigests(digests)
     const { reply, grant } = replyEnvelope(body)

@@ -22,6 +22,7 @@ import { isRowId, ToolCall } from '../persistence/models/tool_call.ts'
 import { MAX_PAGE_SIZE } from '../persistence/keyset.ts'
 import { readRows } from '../persistence/prepared_columns.ts'
 import type { Agents } from '../runtime/agents.ts'
+import { droppedFieldIssues, formFieldTree } from '../questions/reply_body.ts'
 import { namePeople, type InboxAccess } from './access.ts'
 import type { People, ReplyFeedback } from './cards.ts'
 
@@ -78,6 +79,38 @@ export async function mayDecide(
 
 /** The grant scopes a reply may ask to remember */
 const GRANT_SCOPES = new Set(['run', 'person', 'args'])
+
+/**
+ * The body as the client wrote it, read again from the raw text, for the
+ * names the body parser dropped; null when there is nothing to compare
+ * (no body, a multipart body, a parser that kept no text).
+ */
+function sentBody(ctx: HttpContext): unknown {
+  const raw = ctx.request.raw()
+  if (!raw) return null
+  const type = (ctx.request as { bodyType?: string }).bodyType
+  if (type === 'urlencoded') return formFieldTree(raw)
+  if (type !== 'json') return null
+  try {
+    return JSON.parse(raw)
+  } catch {
+    /* c8 ignore next 2 -- the body parser parsed the same text a moment ago */
+    return null
+  }
+}
+
+/**
+ * The body of a reply (or a bulk decision), or E_INVALID_REPLY naming a
+ * field the app's body parser dropped (`constructor`, `__proto__`,
+ * `toString` in a form): a reply is read strictly, and a field it was
+ * sent with is never settled as if it were not.
+ */
+export function replyBody(ctx: HttpContext): Record<string, unknown> {
+  const body = ctx.request.body()
+  const issues = droppedFieldIssues(sentBody(ctx), body)
+  if (issues.length > 0) throw new InvalidReplyException(issues)
+  return body
+}
 
 /**
  * A reply's body split into the reply itself and its envelope: `digest`,

@@ -255,6 +255,24 @@ test.group(`Bulk decisions | ${dbName()}`, (group) => {
       .json({ rowIds: [one.row.id], digests: digestsOf(one.row), approved: true })
     guest.assertStatus(403)
 
+    // Names the body parser drops are refused like any unknown field, never settled without
+    const dropped: [object, string][] = [
+      [{ constructor: { prototype: { x: 1 } } }, 'constructor'],
+      [JSON.parse('{"__proto__": {"x": 1}}'), '__proto__'],
+      [{ toString: 'x' }, 'toString'],
+    ]
+    for (const [extra, field] of dropped) {
+      const response = await client
+        .post('/inbox/bulk')
+        .headers(person('ada'))
+        .json({ rowIds: [one.row.id], digests: digestsOf(one.row), approved: true, ...extra })
+      response.assertStatus(422)
+      assert.deepEqual(
+        response.body().errors.map((error: any) => error.field),
+        [field]
+      )
+    }
+
     for (const row of [one.row, asked.row]) {
       await row.refresh()
       assert.equal(row.status, 'pending')

@@ -189,6 +189,16 @@ test.group(`Inbox API | ${dbName()}`, (group) => {
       { id: row.id, body: { skip: 1 }, field: 'skip' },
       { id: row.id, body: { skip: true, junk: 'x' }, field: 'junk' },
       { id: row.id, body: { skip: true, junk: 'x'.repeat(900 * 1024) }, field: 'reply' },
+      // Names the body parser drops (prototype pollution guards) are refused all the same
+      { id: row.id, body: { skip: true, toString: 'x' }, field: 'toString' },
+      { id: row.id, body: { skip: true, constructor: { prototype: {} } }, field: 'constructor' },
+      { id: action.id, body: { approved: true, constructor: { prototype: {} } }, field: 'constructor' },
+      { id: row.id, body: { skip: true, ...JSON.parse('{"__proto__": {"x": 1}}') }, field: '__proto__' },
+      {
+        id: action.id,
+        body: { approved: true, editedInput: { env: 'prod', constructor: { prototype: {} } } },
+        field: 'editedInput.constructor',
+      },
     ]
     for (const { id, body, field } of cases) {
       const digest = viewDigest(id === action.id ? action : row)
@@ -202,6 +212,18 @@ test.group(`Inbox API | ${dbName()}`, (group) => {
         response.body().errors.map((error: any) => error.field),
         [field],
         JSON.stringify(body).slice(0, 60)
+      )
+    }
+    // A form body's parser (qs) drops every name of Object.prototype
+    for (const name of ['toString', 'constructor', 'valueOf']) {
+      const form = await client
+        .post(`/inbox/rows/${row.id}/reply`)
+        .headers(person('user:1'))
+        .form({ 'answers[db]': 'mysql', [name]: 'x', 'digest': viewDigest(row) })
+      form.assertStatus(422)
+      assert.deepEqual(
+        form.body().errors.map((error: any) => error.field),
+        [name]
       )
     }
     for (const id of [action.id, row.id]) {
