@@ -13,7 +13,7 @@
  */
 
 import type { HttpContext } from '@adonisjs/core/http'
-import { HttpFacingException, InvalidReplyException } from '../errors.ts'
+import { HttpFacingException, InvalidReplyException, translate, translatorOf } from '../errors.ts'
 import { AgentRun } from '../persistence/models/agent_run.ts'
 import { isRowId } from '../persistence/models/tool_call.ts'
 import { unionPages } from '../persistence/keyset.ts'
@@ -89,7 +89,12 @@ function bulkRowIds(ids: unknown): string[] {
     ids.some((id) => typeof id !== 'string')
   ) {
     throw new InvalidReplyException([
-      { path: 'rowIds', message: `must list from 1 to ${MAX_BULK_ROWS} row ids` },
+      {
+        path: 'rowIds',
+        message: `must list from 1 to ${MAX_BULK_ROWS} row ids`,
+        rule: 'rowIds',
+        meta: { min: 1, max: MAX_BULK_ROWS },
+      },
     ])
   }
   return [...new Set(ids as string[])]
@@ -107,7 +112,11 @@ function bulkDigests(digests: unknown): Record<string, string> {
     Object.values(digests).every((digest) => typeof digest === 'string')
   if (!valid) {
     throw new InvalidReplyException([
-      { path: 'digests', message: 'must name the digest of each row as shown, by row id' },
+      {
+        path: 'digests',
+        message: 'must name the digest of each row as shown, by row id',
+        rule: 'digests',
+      },
     ])
   }
   return digests as Record<string, string>
@@ -274,7 +283,7 @@ export default class InboxController {
     const { reply, grant } = replyEnvelope(body)
     if (grant !== undefined) {
       throw new InvalidReplyException([
-        { path: 'grant', message: 'remember approvals one row at a time' },
+        { path: 'grant', message: 'remember approvals one row at a time', rule: 'oneRow' },
       ])
     }
     const { allowed, refused } = await authorizedRows(ctx, visitor, ids)
@@ -286,6 +295,7 @@ export default class InboxController {
       ...requestOf(ctx),
     })
     const outcomes = new Map(settled.map((outcome) => [outcome.rowId, outcome]))
+    const i18n = translatorOf(ctx)
     const results: BulkResult[] = ids.map((rowId) => {
       const outcome = outcomes.get(rowId)
       if (outcome && 'row' in outcome) {
@@ -293,13 +303,11 @@ export default class InboxController {
         return { rowId, settled: settlement(outcome.row) }
       }
       const error = refused.get(rowId) ?? outcome?.error
-      if (error instanceof HttpFacingException) return { rowId, error: error.responseBody() }
+      if (error instanceof HttpFacingException) return { rowId, error: error.errorReport(i18n) }
       debug('bulk settle of row %s failed %O', rowId, error)
       ctx.logger.error({ err: error, rowId }, 'agent inbox: a bulk decision failed on a row')
-      return {
-        rowId,
-        error: { status: 500, code: 'E_SETTLE_FAILED', message: 'Not settled: try again' },
-      }
+      const message = translate(i18n, 'E_SETTLE_FAILED', {}, 'Not settled: try again')
+      return { rowId, error: { status: 500, errors: [{ message, code: 'E_SETTLE_FAILED' }] } }
     })
     if (wantsPage(ctx)) {
       const feedback: ReplyFeedback = { rowId: null, bulk: results }

@@ -14,6 +14,7 @@ import {
   HttpFacingException,
   InvalidQueryException,
   InvalidReplyException,
+  type FieldError,
 } from '../errors.ts'
 import { quorumOf } from '../inbox/votes.ts'
 import type { GrantScope } from '../persistence/models/grant.ts'
@@ -23,6 +24,7 @@ import { MAX_PAGE_SIZE } from '../persistence/keyset.ts'
 import { readRows } from '../persistence/prepared_columns.ts'
 import type { Agents } from '../runtime/agents.ts'
 import { droppedFieldIssues, formFieldTree } from '../questions/reply_body.ts'
+import type { QuestionIssue } from '../questions/types.ts'
 import { namePeople, type InboxAccess } from './access.ts'
 import type { People, ReplyFeedback } from './cards.ts'
 
@@ -120,12 +122,21 @@ export function replyBody(ctx: HttpContext): Record<string, unknown> {
  */
 export function replyEnvelope(body: Record<string, unknown>) {
   const { digest, grant, ...reply } = body ?? {}
-  const issues = []
+  const issues: QuestionIssue[] = []
   if (digest !== undefined && typeof digest !== 'string') {
-    issues.push({ path: 'digest', message: 'must be the digest of the row as shown' })
+    issues.push({
+      path: 'digest',
+      message: 'must be the digest of the row as shown',
+      rule: 'string',
+    })
   }
   if (grant !== undefined && (typeof grant !== 'string' || !GRANT_SCOPES.has(grant))) {
-    issues.push({ path: 'grant', message: 'must be one of run, person, args' })
+    issues.push({
+      path: 'grant',
+      message: 'must be one of run, person, args',
+      rule: 'enum',
+      meta: { choices: [...GRANT_SCOPES] },
+    })
   }
   if (issues.length > 0) throw new InvalidReplyException(issues)
   return {
@@ -204,13 +215,22 @@ export function wantsPage(ctx: InertiaContext): boolean {
  */
 export function pageParams(ctx: HttpContext): { limit?: number; cursor: string | null } {
   const { limit, cursor } = ctx.request.qs()
-  const errors: { field: string; message: string }[] = []
+  const errors: FieldError[] = []
   const size = typeof limit === 'string' && /^\d+$/.test(limit) ? Number(limit) : Number.NaN
   if (limit !== undefined && !(size >= 1 && size <= MAX_PAGE_SIZE)) {
-    errors.push({ field: 'limit', message: `Give a whole number from 1 to ${MAX_PAGE_SIZE}` })
+    errors.push({
+      field: 'limit',
+      message: `Give a whole number from 1 to ${MAX_PAGE_SIZE}`,
+      rule: 'range',
+      meta: { min: 1, max: MAX_PAGE_SIZE },
+    })
   }
   if (cursor !== undefined && typeof cursor !== 'string') {
-    errors.push({ field: 'cursor', message: 'Give one cursor, the "next" of the previous page' })
+    errors.push({
+      field: 'cursor',
+      message: 'Give one cursor, the "next" of the previous page',
+      rule: 'string',
+    })
   }
   if (errors.length > 0) throw new InvalidQueryException(errors)
   return { limit: limit === undefined ? undefined : size, cursor: cursor || null }
@@ -234,7 +254,9 @@ export function feedbackPeople(feedback: ReplyFeedback | null): (string | null |
   if (!feedback) return []
   return [feedback, ...(feedback.bulk ?? [])].flatMap((item) => [
     item.settled?.by,
-    item.error?.settledBy,
+    ...(item.error?.errors ?? []).map(({ meta }) =>
+      typeof meta?.settledBy === 'string' ? meta.settledBy : null
+    ),
   ])
 }
 

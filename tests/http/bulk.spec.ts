@@ -141,8 +141,8 @@ test.group(`Bulk decisions | ${dbName()}`, (group) => {
     )
     assert.equal(results[0].settled.by, 'ada')
     assert.equal(results[0].settled.via, 'api')
-    assert.equal(results[2].error.code, 'E_ALREADY_SETTLED')
-    assert.equal(results[2].error.settledBy, 'ada')
+    assert.equal(results[2].error.errors[0].code, 'E_ALREADY_SETTLED')
+    assert.equal(results[2].error.errors[0].meta.settledBy, 'ada')
 
     await agents.idle()
     // Each run resumed once, the first with two of its rows settled by the request

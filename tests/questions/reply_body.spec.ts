@@ -62,9 +62,10 @@ test.group('Reply body | what the body parser dropped', () => {
     // qs dropped toString and valueOf; the lists it made are not compared name by name
     const received = { answers: { db: ['pg'], size: 'm' }, a: { b: '2' } }
     assert.deepEqual(paths(tree, received), ['toString'])
-    assert.deepEqual(paths(formFieldTree('answers[valueOf]=1&skip=x'), { answers: {}, skip: 'x' }), [
-      'answers.valueOf',
-    ])
+    assert.deepEqual(
+      paths(formFieldTree('answers[valueOf]=1&skip=x'), { answers: {}, skip: 'x' }),
+      ['answers.valueOf']
+    )
   })
 
   test('the reply parser refuses the same names when they reach it', async ({ assert }) => {
