@@ -19,7 +19,7 @@ import { createError, Exception } from '@adonisjs/core/exceptions'
 import type { QuestionIssue } from './questions/types.ts'
 import { HttpFacingException, rowError, type FieldError } from './http_facing_exception.ts'
 
-export { HttpFacingException, translate, translatorOf } from './http_facing_exception.ts'
+export { HttpFacingException } from './http_facing_exception.ts'
 export type { ErrorEntry, ErrorReport, ErrorResponseBody } from './http_facing_exception.ts'
 export type { FieldError, Translator } from './http_facing_exception.ts'
 
@@ -220,6 +220,16 @@ export const E_NOT_FOUND = class extends HttpFacingException {
   constructor([message]: [message: string], options?: ErrorOptions) {
     super(message, options)
   }
+}
+
+/**
+ * A bulk decision failed on a row for a reason of the server's own (it is
+ * logged); its result for that row says so, the other rows are settled.
+ */
+export const E_SETTLE_FAILED = class extends HttpFacingException {
+  static status = 500
+  static code = 'E_SETTLE_FAILED'
+  static message = 'Not settled: try again'
 }
 
 /**

@@ -62,22 +62,10 @@ export type Translator = {
 export const I18N_PREFIX = 'agent_inbox'
 
 /**
- * The request's translator, when the app has `@adonisjs/i18n` and its
- * middleware gave the request one; never imported.
- */
-export function translatorOf(ctx: HttpContext): Translator | undefined {
-  const i18n = (ctx as { i18n?: Partial<Translator> }).i18n
-  return typeof i18n?.t === 'function' ? (i18n as Translator) : undefined
-}
-
-/**
  * A message of the package in the request's language: `agent_inbox.<key>`
  * through i18n with `data` to interpolate, else `english`.
- *
- * @example
- * translate(translatorOf(ctx), 'E_SETTLE_FAILED', {}, 'Not settled: try again')
  */
-export function translate(
+function translate(
   i18n: Translator | undefined,
   key: string,
   data: Record<string, unknown>,
@@ -135,6 +123,15 @@ export abstract class HttpFacingException extends Exception {
    * shape).
    */
   static readonly replyFlashKey = 'agentInbox'
+
+  /**
+   * The request's translator, when the app has `@adonisjs/i18n` and its
+   * middleware gave the request one (`ctx.i18n`); never imported.
+   */
+  static translatorOf(ctx: HttpContext): Translator | undefined {
+    const i18n = (ctx as { i18n?: Partial<Translator> }).i18n
+    return typeof i18n?.t === 'function' ? (i18n as Translator) : undefined
+  }
 
   /**
    * The translation identifier of the message, `agent_inbox.<code>`.
@@ -207,7 +204,7 @@ export abstract class HttpFacingException extends Exception {
    * Converts the error to a response; called by the app's exception handler.
    */
   async handle(error: this, ctx: HttpContext) {
-    const body = error.responseBody(translatorOf(ctx))
+    const body = error.responseBody(HttpFacingException.translatorOf(ctx))
     switch (ctx.request.accepts(['html', 'application/vnd.api+json', 'json'])) {
       case 'application/vnd.api+json':
         return ctx.response.status(error.status).send(jsonApiBody(body, error.status))

@@ -13,7 +13,7 @@
  */
 
 import type { HttpContext } from '@adonisjs/core/http'
-import { HttpFacingException, InvalidReplyException, translate, translatorOf } from '../errors.ts'
+import { E_SETTLE_FAILED, HttpFacingException, InvalidReplyException } from '../errors.ts'
 import { AgentRun } from '../persistence/models/agent_run.ts'
 import { isRowId } from '../persistence/models/tool_call.ts'
 import { unionPages } from '../persistence/keyset.ts'
@@ -295,7 +295,7 @@ export default class InboxController {
       ...requestOf(ctx),
     })
     const outcomes = new Map(settled.map((outcome) => [outcome.rowId, outcome]))
-    const i18n = translatorOf(ctx)
+    const i18n = HttpFacingException.translatorOf(ctx)
     const results: BulkResult[] = ids.map((rowId) => {
       const outcome = outcomes.get(rowId)
       if (outcome && 'row' in outcome) {
@@ -306,8 +306,7 @@ export default class InboxController {
       if (error instanceof HttpFacingException) return { rowId, error: error.errorReport(i18n) }
       debug('bulk settle of row %s failed %O', rowId, error)
       ctx.logger.error({ err: error, rowId }, 'agent inbox: a bulk decision failed on a row')
-      const message = translate(i18n, 'E_SETTLE_FAILED', {}, 'Not settled: try again')
-      return { rowId, error: { status: 500, errors: [{ message, code: 'E_SETTLE_FAILED' }] } }
+      return { rowId, error: new E_SETTLE_FAILED().errorReport(i18n) }
     })
     if (wantsPage(ctx)) {
       const feedback: ReplyFeedback = { rowId: null, bulk: results }

@@ -10,7 +10,7 @@
  */
 
 import type { HttpContext } from '@adonisjs/core/http'
-import { AlreadySettledException, HttpFacingException, translatorOf } from '../errors.ts'
+import { AlreadySettledException, HttpFacingException } from '../errors.ts'
 import { isRowId, type ToolCall } from '../persistence/models/tool_call.ts'
 import { namePeople } from './access.ts'
 import { LINK_PURPOSE } from './mail_links.ts'
@@ -60,7 +60,7 @@ export default class MailLinkController {
         return this.#settled(ctx, (await agents.inbox.find(row.id)) ?? row, person, 409)
       }
       if (error instanceof HttpFacingException) {
-        const message = error.translatedMessage(translatorOf(ctx))
+        const message = error.translatedMessage(HttpFacingException.translatorOf(ctx))
         return this.#html(ctx, error.status, refusedPage(error.status, message))
       }
       throw error
