@@ -3,10 +3,12 @@
  * message that says what to do. Simple ones come from `createError`. Those
  * the inbox's HTTP routes can raise are classes that render themselves, the
  * way `@adonisjs/bouncer`'s and `@adonisjs/auth`'s do: the app's exception
- * handler calls their `handle(error, ctx)`, which answers API clients with
- * a JSON body and a form post from the page with flashed errors and a
- * redirect back. So the statuses and bodies live here, once, and no
- * controller maps codes to statuses.
+ * handler calls their `handle(error, ctx)`, which answers in the
+ * ecosystem's shape (`{ errors: [{ message, code, field?, rule?, meta? }] }`,
+ * content negotiated, messages through `@adonisjs/i18n` when the app has
+ * it) and a form post from the page with flashed errors and a redirect
+ * back. So the statuses and bodies live here, once, and no controller maps
+ * codes to statuses (docs/reference/errors.md).
  *
  * Pure modules (the question model) import this file: at runtime it depends
  * on nothing but `@adonisjs/core/exceptions`. The HTTP context is a type
@@ -15,9 +17,11 @@
 
 import { createError, Exception } from '@adonisjs/core/exceptions'
 import type { QuestionIssue } from './questions/types.ts'
-import { HttpFacingException, type ErrorResponseBody } from './http_facing_exception.ts'
+import { HttpFacingException, rowError, type FieldError } from './http_facing_exception.ts'
 
-export { HttpFacingException, type ErrorResponseBody } from './http_facing_exception.ts'
+export { HttpFacingException } from './http_facing_exception.ts'
+export type { ErrorEntry, ErrorReport, ErrorResponseBody } from './http_facing_exception.ts'
+export type { FieldError, Translator } from './http_facing_exception.ts'
 
 /**
  * A question set with no question in it, given to `assertQuestionSet` (app
@@ -110,9 +114,9 @@ export class ReplyMismatchException extends HttpFacingException {
     )
   }
 
-  responseBody(): ErrorResponseBody {
+  fieldErrors(): FieldError[] {
     const field = this.expected === 'decision' ? 'approved' : 'answers'
-    return { ...super.responseBody(), errors: [{ field, message: this.message }] }
+    return [{ field, message: this.message, rule: 'mismatch', meta: { expected: this.expected } }]
   }
 }
 
@@ -129,11 +133,14 @@ export class InvalidReplyException extends HttpFacingException {
     )
   }
 
-  responseBody(): ErrorResponseBody {
-    return {
-      ...super.responseBody(),
-      errors: this.errors.map((issue) => ({ field: issue.path, message: issue.message })),
-    }
+  fieldErrors(): FieldError[] {
+    // A check that names no rule (an app's own validator) reports `invalid`
+    return this.errors.map(({ path, message, rule = 'invalid', meta }) => ({
+      field: path,
+      message,
+      rule,
+      ...(meta === undefined ? {} : { meta }),
+    }))
   }
 }
 
@@ -157,9 +164,17 @@ export class AlreadySettledException extends HttpFacingException {
     )
   }
 
-  responseBody(): ErrorResponseBody {
+  messageData() {
     return {
-      ...super.responseBody(),
+      rowId: this.rowId,
+      settledBy: this.settledBy ?? '',
+      settledVia: this.settledVia ?? '',
+      settledAt: this.settledAt?.toISOString() ?? '',
+    }
+  }
+
+  meta() {
+    return {
       settledBy: this.settledBy,
       settledVia: this.settledVia,
       settledAt: this.settledAt?.toISOString() ?? null,
@@ -170,29 +185,21 @@ export class AlreadySettledException extends HttpFacingException {
 /**
  * The row expired before the reply arrived; its onExpiry policy settled it.
  */
-export const E_EXPIRED = class extends HttpFacingException {
-  static status = 410
-  static code = 'E_EXPIRED'
-
-  constructor([rowId]: [rowId: string], options?: ErrorOptions) {
-    super(
-      `Row ${rowId} has expired and was settled by its expiry policy. The reply was not applied`,
-      options
-    )
-  }
-}
+export const E_EXPIRED = rowError(
+  410,
+  'E_EXPIRED',
+  (rowId) =>
+    `Row ${rowId} has expired and was settled by its expiry policy. The reply was not applied`
+)
 
 /**
  * The row was cancelled (its run was cancelled) before the reply arrived.
  */
-export const E_CANCELLED = class extends HttpFacingException {
-  static status = 410
-  static code = 'E_CANCELLED'
-
-  constructor([rowId]: [rowId: string], options?: ErrorOptions) {
-    super(`Row ${rowId} was cancelled with its run. The reply was not applied`, options)
-  }
-}
+export const E_CANCELLED = rowError(
+  410,
+  'E_CANCELLED',
+  (rowId) => `Row ${rowId} was cancelled with its run. The reply was not applied`
+)
 
 /**
  * No such row (or run, or agent); the message says which.
@@ -207,6 +214,16 @@ export const E_NOT_FOUND = class extends HttpFacingException {
   constructor([message]: [message: string], options?: ErrorOptions) {
     super(message, options)
   }
+}
+
+/**
+ * A bulk decision failed on a row for a reason of the server's own (it is
+ * logged); its result for that row says so, the other rows are settled.
+ */
+export const E_SETTLE_FAILED = class extends HttpFacingException {
+  static status = 500
+  static code = 'E_SETTLE_FAILED'
+  static message = 'Not settled: try again'
 }
 
 /**
@@ -227,14 +244,14 @@ export class InvalidQueryException extends HttpFacingException {
   static status = 422
   static code = 'E_INVALID_QUERY'
 
-  constructor(public errors: { field: string; message: string }[]) {
+  constructor(public errors: FieldError[]) {
     super(
       `The query string is invalid: ${errors.map((error) => `${error.field}: ${error.message}`).join('; ')}`
     )
   }
 
-  responseBody(): ErrorResponseBody {
-    return { ...super.responseBody(), errors: this.errors }
+  fieldErrors(): FieldError[] {
+    return this.errors
   }
 }
 
@@ -246,22 +263,6 @@ export const E_FORBIDDEN = class extends HttpFacingException {
   static code = 'E_FORBIDDEN'
   static message =
     'You may not settle this row. Ask its owner, or an admin allowed by the inbox authorization hook'
-}
-
-/** An HTTP-facing error about one row, its message built from the row id (and a flag) */
-function rowError(
-  status: number,
-  code: string,
-  message: (rowId: string, flag?: boolean) => string
-) {
-  return class extends HttpFacingException {
-    static status = status
-    static code = code
-
-    constructor([rowId, flag]: [rowId: string, flag?: boolean], options?: ErrorOptions) {
-      super(message(rowId, flag), options)
-    }
-  }
 }
 
 /** A reply on another view of the row than its own now (docs/design.md §11.4): nothing applied */

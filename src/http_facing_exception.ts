@@ -1,63 +1,117 @@
 /*
  * The base of the errors that render themselves (part of the errors
- * module: imported by src/errors.ts only, and re-exported there). It
- * answers API clients with a JSON body and a form post from the page with
- * flashed errors and a redirect back, so no controller maps codes to
- * statuses. At runtime it depends on nothing but
- * `@adonisjs/core/exceptions`: the HTTP context is a type, and the session
- * (an optional peer) is read duck-typed.
+ * module: imported by src/errors.ts only, and re-exported there). They
+ * answer in the ecosystem's shape, `{ errors: [{ message, code, field?,
+ * rule?, meta? }] }` (Vine's field errors with the stable code added),
+ * negotiate the response as the stock ExceptionHandler does (JSON, JSON:API,
+ * else a form post flashed and sent back, or HTML), and take their words
+ * from `@adonisjs/i18n` when the app has it. At runtime they depend on
+ * nothing but `@adonisjs/core/exceptions`: the HTTP context is a type, the
+ * session and i18n (optional peers) are read off it duck-typed, and the
+ * HTML escaper loads only when HTML is sent. docs/reference/errors.md
+ * documents the shape.
  */
 
 import { Exception } from '@adonisjs/core/exceptions'
 import type { HttpContext } from '@adonisjs/core/http'
 
 /**
- * What an HTTP client receives for an error of the inbox: the status again,
- * the stable code, the message, and what the error carries (the field
- * errors of a reply, who settled a row first).
+ * One error of a response: the message (translated when the app has
+ * `@adonisjs/i18n`), the stable `E_...` code, and for a field error the
+ * field and the rule it broke, as Vine reports them; `meta` is what the
+ * error carries (who settled a row first).
  */
-export type ErrorResponseBody = {
-  status: number
-  code: string
+export type ErrorEntry = {
   message: string
-  errors?: { field: string; message: string }[]
-  settledBy?: string | null
-  settledVia?: string | null
-  settledAt?: string | null
+  code: string
+  field?: string
+  rule?: string
+  meta?: Record<string, unknown>
 }
 
 /**
- * The session as rendering needs it. `@adonisjs/session` is the app's
- * choice, so it is read off the context duck-typed, never imported.
+ * What an HTTP client receives for an error of the inbox: one entry for a
+ * request refused whole, one per field for a request refused field by
+ * field (a 422).
  */
+export type ErrorResponseBody = { errors: ErrorEntry[] }
+
+/**
+ * An error with its status, where no HTTP status carries it: a bulk
+ * decision's result for a row, and the inbox page's `feedback`.
+ */
+export type ErrorReport = ErrorResponseBody & { status: number }
+
+/** A field error of a request, before it is rendered */
+export type FieldError = {
+  field: string
+  message: string
+  rule: string
+  meta?: Record<string, unknown>
+}
+
+/**
+ * What the package reads of `@adonisjs/i18n`'s request-bound `I18n`
+ * (`ctx.i18n`, set by the app's detect-user-locale middleware).
+ */
+export type Translator = {
+  t(identifier: string, data?: Record<string, unknown>, fallbackMessage?: string): string
+}
+
+/** The namespace of the package's translation identifiers (`resources/lang/<locale>/agent_inbox.json`) */
+export const I18N_PREFIX = 'agent_inbox'
+
+/**
+ * A message of the package in the request's language: `agent_inbox.<key>`
+ * through i18n with `data` to interpolate, else `english`.
+ */
+function translate(
+  i18n: Translator | undefined,
+  key: string,
+  data: Record<string, unknown>,
+  english: string
+): string {
+  return i18n ? i18n.t(`${I18N_PREFIX}.${key}`, data, english) : english
+}
+
+/** The session as rendering needs it: `@adonisjs/session` is the app's choice */
 type FlashSession = { flash(key: string, value: unknown): void }
 
 /**
- * A form post from a page rather than an API call: a non-GET Inertia visit
- * (`x-inertia`), or a browser form that prefers HTML to JSON. Only those
- * can be redirected back to a page that shows the flashed outcome; a GET
- * (a page load) gets the JSON body, which Inertia shows as it is.
+ * The JSON:API rendering of a body, as the stock ExceptionHandler writes
+ * errors (`title`, `code`, `status`) and field errors (`source.pointer`,
+ * `meta`); the code stays the stable `E_...` code, the rule goes to `meta`.
  */
-function isFormPost(ctx: HttpContext): boolean {
-  if (ctx.request.method() === 'GET') return false
-  if (ctx.request.header('x-inertia')) return true
-  return ctx.request.accepts(['json', 'html']) === 'html'
+function jsonApiBody(body: ErrorResponseBody, status: number) {
+  return {
+    errors: body.errors.map(({ message, code, field, rule, meta }) => ({
+      title: message,
+      code,
+      status,
+      ...(field === undefined ? {} : { source: { pointer: field } }),
+      ...(rule === undefined && meta === undefined ? {} : { meta: { ...meta, rule } }),
+    })),
+  }
 }
 
 /**
- * An error the inbox's HTTP routes can raise. It renders itself when the
- * app's exception handler (a stock `ExceptionHandler` does) calls `handle`:
- *  - API clients get `status` with `responseBody()` as JSON;
- *  - a form post from the page, with a session, gets `{ rowId, error: body }`
- *    flashed under `replyFlashKey` and a redirect back; the inbox page's
- *    controller passes it to the page.
+ * An error of the inbox's HTTP routes. It renders itself when the app's
+ * exception handler (a stock `ExceptionHandler` does) calls `handle`,
+ * negotiating as that handler does:
+ *  - `application/vnd.api+json`: the JSON:API form of the body;
+ *  - JSON: `status` with `responseBody()`;
+ *  - HTML (or nothing acceptable): a form post with a session (an Inertia
+ *    visit, a browser form) gets `{ rowId, error: { status, errors } }`
+ *    flashed under `replyFlashKey` and a redirect back, which the inbox
+ *    page's controller passes to the page; anything else gets the
+ *    messages as HTML.
  *
- * Subclasses declare `static status` and `static code`, and extend
- * `responseBody()` with what they carry.
+ * Subclasses declare `static status` and `static code`, and override
+ * `fieldErrors()`, `meta()` and `messageData()` with what they carry.
  *
  * @example
  * // an app handler that renders these its own way
- * if (error instanceof errors.HttpFacingException) return ctx.response.status(error.status).send(error.responseBody())
+ * if (error instanceof errors.HttpFacingException) return ctx.response.status(error.status).send(error.responseBody(ctx.i18n))
  */
 export abstract class HttpFacingException extends Exception {
   /**
@@ -71,26 +125,139 @@ export abstract class HttpFacingException extends Exception {
   static readonly replyFlashKey = 'agentInbox'
 
   /**
-   * The JSON body API clients receive, and the `error` the page is shown.
+   * The request's translator, when the app has `@adonisjs/i18n` and its
+   * middleware gave the request one (`ctx.i18n`); never imported.
    */
-  responseBody(): ErrorResponseBody {
-    return { status: this.status, code: this.code!, message: this.message }
+  static translatorOf(ctx: HttpContext): Translator | undefined {
+    const i18n = (ctx as { i18n?: Partial<Translator> }).i18n
+    return typeof i18n?.t === 'function' ? (i18n as Translator) : undefined
+  }
+
+  /**
+   * The translation identifier of the message, `agent_inbox.<code>`.
+   */
+  get identifier(): string {
+    return `${I18N_PREFIX}.${this.code}`
+  }
+
+  /**
+   * What a translation of the message may interpolate (`{rowId}`).
+   */
+  messageData(): Record<string, unknown> {
+    return {}
+  }
+
+  /**
+   * What the error carries beyond its message, sent as the entry's `meta`.
+   */
+  meta(): Record<string, unknown> | undefined {
+    return undefined
+  }
+
+  /**
+   * The field errors of a request refused field by field; none for one
+   * refused whole.
+   */
+  fieldErrors(): FieldError[] {
+    return []
+  }
+
+  /**
+   * The message in the language of `i18n` (English without it).
+   */
+  translatedMessage(i18n?: Translator): string {
+    return i18n ? i18n.t(this.identifier, this.messageData(), this.message) : this.message
+  }
+
+  /**
+   * The JSON body API clients receive: an entry per field error (its
+   * message looked up as `agent_inbox.rules.<rule>` with `{ field, ...meta }`),
+   * or one entry for the whole request.
+   */
+  responseBody(i18n?: Translator): ErrorResponseBody {
+    const code = this.code!
+    const fields = this.fieldErrors()
+    if (fields.length > 0) {
+      return {
+        errors: fields.map(({ field, message, rule, meta }) => ({
+          message: translate(i18n, `rules.${rule}`, { field, ...meta }, message),
+          code,
+          field,
+          rule,
+          ...(meta === undefined ? {} : { meta }),
+        })),
+      }
+    }
+    const meta = this.meta()
+    const entry: ErrorEntry = { message: this.translatedMessage(i18n), code }
+    return { errors: [meta === undefined ? entry : { ...entry, meta }] }
+  }
+
+  /**
+   * The body with the status, for a bulk result or the page's feedback.
+   */
+  errorReport(i18n?: Translator): ErrorReport {
+    return { status: this.status, ...this.responseBody(i18n) }
   }
 
   /**
    * Converts the error to a response; called by the app's exception handler.
    */
   async handle(error: this, ctx: HttpContext) {
-    const body = error.responseBody()
+    const body = error.responseBody(HttpFacingException.translatorOf(ctx))
+    switch (ctx.request.accepts(['html', 'application/vnd.api+json', 'json'])) {
+      case 'application/vnd.api+json':
+        return ctx.response.status(error.status).send(jsonApiBody(body, error.status))
+      case 'json':
+        return ctx.response.status(error.status).send(body)
+    }
     const session = (ctx as { session?: FlashSession }).session
-    if (session && isFormPost(ctx)) {
+    // A page load cannot be sent back to the page it came from; a form post can
+    if (session && ctx.request.method() !== 'GET') {
       const rowId: unknown = ctx.params?.id
       session.flash(HttpFacingException.replyFlashKey, {
         rowId: typeof rowId === 'string' ? rowId : null,
-        error: body,
+        error: { status: error.status, ...body },
       })
       return ctx.response.redirect().back()
     }
-    ctx.response.status(body.status).send(body)
+    const { default: string } = await import('@adonisjs/core/helpers/string')
+    const html = body.errors.some((entry) => entry.field !== undefined)
+      ? body.errors
+          .map(
+            (entry) =>
+              `${string.escapeHTML(entry.field ?? '')} - ${string.escapeHTML(entry.message)}`
+          )
+          .join('<br />')
+      : `<p> ${body.errors.map((entry) => string.escapeHTML(entry.message)).join(' ')} </p>`
+    ctx.response.status(error.status).type('html').send(html)
+  }
+}
+
+/**
+ * An HTTP-facing error about one row, its message built from the row id
+ * (and a flag), which a translation of it interpolates as `{rowId}` (and
+ * `{flag}`).
+ */
+export function rowError(
+  status: number,
+  code: string,
+  message: (rowId: string, flag?: boolean) => string
+) {
+  return class extends HttpFacingException {
+    static status = status
+    static code = code
+    readonly rowId: string
+    readonly flag: boolean
+
+    constructor([rowId, flag]: [rowId: string, flag?: boolean], options?: ErrorOptions) {
+      super(message(rowId, flag), options)
+      this.rowId = rowId
+      this.flag = flag === true
+    }
+
+    messageData(): Record<string, unknown> {
+      return { rowId: this.rowId, flag: this.flag }
+    }
   }
 }

@@ -9,7 +9,7 @@ import { DateTime } from 'luxon'
 import type { AgentRun } from '../persistence/models/agent_run.ts'
 import type { ToolCall } from '../persistence/models/tool_call.ts'
 import type { Outcome, QuestionSet } from '../questions/types.ts'
-import type { ErrorResponseBody } from '../errors.ts'
+import type { ErrorReport } from '../errors.ts'
 import { waitsForAnswers } from '../inbox/wait.ts'
 import { viewDigest } from '../governance/view.ts'
 import { tally, type QuorumSpec, type Vote } from '../governance/quorum.ts'
@@ -99,13 +99,14 @@ export type People = Record<string, string>
 /**
  * What the inbox page is told of the reply it last sent (its `feedback`
  * prop): the row it was for, and either how the row was settled, or the
- * error the reply met (the body API clients receive; a 409 carries who
- * settled the row, via what and when). Null when the page sent nothing.
+ * error the reply met (the body API clients receive, with its status; a
+ * 409's entry carries who settled the row, via what and when, in `meta`).
+ * Null when the page sent nothing.
  */
 export type ReplyFeedback = {
   rowId: string | null
   settled?: { by: string | null; via: string | null; at: string | null }
-  error?: ErrorResponseBody
+  error?: ErrorReport
   /** The grant the page last revoked */
   revoked?: string
   /** A vote that counted without deciding its quorum: where the count stands */
@@ -123,7 +124,7 @@ export type BulkResult = {
   settled?: { by: string | null; via: string | null; at: string | null }
   /** A vote that counted without deciding its row's quorum */
   voted?: true
-  error?: ErrorResponseBody
+  error?: ErrorReport
 }
 
 /** A run's cards; a wait opened outside the runtime is a group of its own with no run */

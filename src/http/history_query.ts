@@ -8,7 +8,7 @@
 
 import vine, { errors as vineErrors } from '@vinejs/vine'
 import { DateTime } from 'luxon'
-import { InvalidQueryException } from '../errors.ts'
+import { InvalidQueryException, type FieldError } from '../errors.ts'
 import { FINISHED_RUN_STATUSES, type RunStatus } from '../persistence/models/agent_run.ts'
 import type { ToolCallKind, ToolCallStatus } from '../persistence/models/tool_call.ts'
 import { MAX_PAGE_SIZE } from '../persistence/keyset.ts'
@@ -65,7 +65,9 @@ export type HistoryQuery = {
 
 function day(value: string, field: string): DateTime {
   const at = DateTime.fromISO(value, { zone: 'utc' })
-  if (!at.isValid) throw new InvalidQueryException([{ field, message: 'Give a day as YYYY-MM-DD' }])
+  if (!at.isValid) {
+    throw new InvalidQueryException([{ field, message: 'Give a day as YYYY-MM-DD', rule: 'date' }])
+  }
   return at
 }
 
@@ -82,14 +84,18 @@ export async function readHistoryQuery(qs: Record<string, unknown>): Promise<His
     read = await historyValidator.validate(given)
   } catch (error) {
     if (!(error instanceof vineErrors.E_VALIDATION_ERROR)) throw error
-    const messages = error.messages as { field: string; message: string }[]
-    throw new InvalidQueryException(messages.map(({ field, message }) => ({ field, message })))
+    throw new InvalidQueryException(error.messages as FieldError[])
   }
   const view = read.view ?? 'rows'
   const statuses: readonly string[] = view === 'rows' ? SETTLED_ROW_STATUSES : FINISHED_RUN_STATUSES
   if (read.status && !statuses.includes(read.status)) {
     throw new InvalidQueryException([
-      { field: 'status', message: `A ${view} history lists ${statuses.join(', ')}` },
+      {
+        field: 'status',
+        message: `A ${view} history lists ${statuses.join(', ')}`,
+        rule: 'enum',
+        meta: { choices: [...statuses] },
+      },
     ])
   }
   const filters: HistoryFilters = { view }

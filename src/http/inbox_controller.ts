@@ -13,7 +13,7 @@
  */
 
 import type { HttpContext } from '@adonisjs/core/http'
-import { HttpFacingException, InvalidReplyException } from '../errors.ts'
+import { E_SETTLE_FAILED, HttpFacingException, InvalidReplyException } from '../errors.ts'
 import { AgentRun } from '../persistence/models/agent_run.ts'
 import { isRowId } from '../persistence/models/tool_call.ts'
 import { unionPages } from '../persistence/keyset.ts'
@@ -37,6 +37,7 @@ import {
   inboxUrl,
   pageParams,
   peopleOf,
+  replyBody,
   replyEnvelope,
   replyFeedback,
   requestOf,
@@ -88,7 +89,12 @@ function bulkRowIds(ids: unknown): string[] {
     ids.some((id) => typeof id !== 'string')
   ) {
     throw new InvalidReplyException([
-      { path: 'rowIds', message: `must list from 1 to ${MAX_BULK_ROWS} row ids` },
+      {
+        path: 'rowIds',
+        message: `must list from 1 to ${MAX_BULK_ROWS} row ids`,
+        rule: 'rowIds',
+        meta: { min: 1, max: MAX_BULK_ROWS },
+      },
     ])
   }
   return [...new Set(ids as string[])]
@@ -106,7 +112,11 @@ function bulkDigests(digests: unknown): Record<string, string> {
     Object.values(digests).every((digest) => typeof digest === 'string')
   if (!valid) {
     throw new InvalidReplyException([
-      { path: 'digests', message: 'must name the digest of each row as shown, by row id' },
+      {
+        path: 'digests',
+        message: 'must name the digest of each row as shown, by row id',
+        rule: 'digests',
+      },
     ])
   }
   return digests as Record<string, string>
@@ -234,7 +244,7 @@ export default class InboxController {
   async reply(ctx: InertiaContext) {
     const visitor = await visitorOf(ctx)
     const row = await authorizedRow(ctx, visitor)
-    const { reply, view, grant } = replyEnvelope(ctx.request.body())
+    const { reply, view, grant } = replyEnvelope(replyBody(ctx))
     const settled = await visitor.agents.inbox.settle(row, reply, {
       by: visitor.person,
       via: channelOf(ctx),
@@ -267,13 +277,13 @@ export default class InboxController {
    */
   async bulk(ctx: InertiaContext) {
     const visitor = await visitorOf(ctx)
-    const { rowIds, digests, ...body } = ctx.request.body()
+    const { rowIds, digests, ...body } = replyBody(ctx)
     const ids = bulkRowIds(rowIds)
     const views = bulkDigests(digests)
     const { reply, grant } = replyEnvelope(body)
     if (grant !== undefined) {
       throw new InvalidReplyException([
-        { path: 'grant', message: 'remember approvals one row at a time' },
+        { path: 'grant', message: 'remember approvals one row at a time', rule: 'oneRow' },
       ])
     }
     const { allowed, refused } = await authorizedRows(ctx, visitor, ids)
@@ -285,6 +295,7 @@ export default class InboxController {
       ...requestOf(ctx),
     })
     const outcomes = new Map(settled.map((outcome) => [outcome.rowId, outcome]))
+    const i18n = HttpFacingException.translatorOf(ctx)
     const results: BulkResult[] = ids.map((rowId) => {
       const outcome = outcomes.get(rowId)
       if (outcome && 'row' in outcome) {
@@ -292,13 +303,10 @@ export default class InboxController {
         return { rowId, settled: settlement(outcome.row) }
       }
       const error = refused.get(rowId) ?? outcome?.error
-      if (error instanceof HttpFacingException) return { rowId, error: error.responseBody() }
+      if (error instanceof HttpFacingException) return { rowId, error: error.errorReport(i18n) }
       debug('bulk settle of row %s failed %O', rowId, error)
       ctx.logger.error({ err: error, rowId }, 'agent inbox: a bulk decision failed on a row')
-      return {
-        rowId,
-        error: { status: 500, code: 'E_SETTLE_FAILED', message: 'Not settled: try again' },
-      }
+      return { rowId, error: new E_SETTLE_FAILED().errorReport(i18n) }
     })
     if (wantsPage(ctx)) {
       const feedback: ReplyFeedback = { rowId: null, bulk: results }

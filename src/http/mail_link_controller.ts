@@ -60,7 +60,8 @@ export default class MailLinkController {
         return this.#settled(ctx, (await agents.inbox.find(row.id)) ?? row, person, 409)
       }
       if (error instanceof HttpFacingException) {
-        return this.#html(ctx, error.status, refusedPage(error.status, error.message))
+        const message = error.translatedMessage(HttpFacingException.translatorOf(ctx))
+        return this.#html(ctx, error.status, refusedPage(error.status, message))
       }
       throw error
     }

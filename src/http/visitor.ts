@@ -14,6 +14,7 @@ import {
   HttpFacingException,
   InvalidQueryException,
   InvalidReplyException,
+  type FieldError,
 } from '../errors.ts'
 import { quorumOf } from '../inbox/votes.ts'
 import type { GrantScope } from '../persistence/models/grant.ts'
@@ -22,6 +23,8 @@ import { isRowId, ToolCall } from '../persistence/models/tool_call.ts'
 import { MAX_PAGE_SIZE } from '../persistence/keyset.ts'
 import { readRows } from '../persistence/prepared_columns.ts'
 import type { Agents } from '../runtime/agents.ts'
+import { droppedFieldIssues, formFieldTree } from '../questions/reply_body.ts'
+import type { QuestionIssue } from '../questions/types.ts'
 import { namePeople, type InboxAccess } from './access.ts'
 import type { People, ReplyFeedback } from './cards.ts'
 
@@ -80,6 +83,38 @@ export async function mayDecide(
 const GRANT_SCOPES = new Set(['run', 'person', 'args'])
 
 /**
+ * The body as the client wrote it, read again from the raw text, for the
+ * names the body parser dropped; null when there is nothing to compare
+ * (no body, a multipart body, a parser that kept no text).
+ */
+function sentBody(ctx: HttpContext): unknown {
+  const raw = ctx.request.raw()
+  if (!raw) return null
+  const type = (ctx.request as { bodyType?: string }).bodyType
+  if (type === 'urlencoded') return formFieldTree(raw)
+  if (type !== 'json') return null
+  try {
+    return JSON.parse(raw)
+  } catch {
+    /* c8 ignore next 2 -- the body parser parsed the same text a moment ago */
+    return null
+  }
+}
+
+/**
+ * The body of a reply (or a bulk decision), or E_INVALID_REPLY naming a
+ * field the app's body parser dropped (`constructor`, `__proto__`,
+ * `toString` in a form): a reply is read strictly, and a field it was
+ * sent with is never settled as if it were not.
+ */
+export function replyBody(ctx: HttpContext): Record<string, unknown> {
+  const body = ctx.request.body()
+  const issues = droppedFieldIssues(sentBody(ctx), body)
+  if (issues.length > 0) throw new InvalidReplyException(issues)
+  return body
+}
+
+/**
  * A reply's body split into the reply itself and its envelope: `digest`,
  * the view of the row the person was shown (required over HTTP:
  * docs/design.md §11.4), and `grant`, a scope to remember an approval
@@ -87,12 +122,21 @@ const GRANT_SCOPES = new Set(['run', 'person', 'args'])
  */
 export function replyEnvelope(body: Record<string, unknown>) {
   const { digest, grant, ...reply } = body ?? {}
-  const issues = []
+  const issues: QuestionIssue[] = []
   if (digest !== undefined && typeof digest !== 'string') {
-    issues.push({ path: 'digest', message: 'must be the digest of the row as shown' })
+    issues.push({
+      path: 'digest',
+      message: 'must be the digest of the row as shown',
+      rule: 'string',
+    })
   }
   if (grant !== undefined && (typeof grant !== 'string' || !GRANT_SCOPES.has(grant))) {
-    issues.push({ path: 'grant', message: 'must be one of run, person, args' })
+    issues.push({
+      path: 'grant',
+      message: 'must be one of run, person, args',
+      rule: 'enum',
+      meta: { choices: [...GRANT_SCOPES] },
+    })
   }
   if (issues.length > 0) throw new InvalidReplyException(issues)
   return {
@@ -171,13 +215,22 @@ export function wantsPage(ctx: InertiaContext): boolean {
  */
 export function pageParams(ctx: HttpContext): { limit?: number; cursor: string | null } {
   const { limit, cursor } = ctx.request.qs()
-  const errors: { field: string; message: string }[] = []
+  const errors: FieldError[] = []
   const size = typeof limit === 'string' && /^\d+$/.test(limit) ? Number(limit) : Number.NaN
   if (limit !== undefined && !(size >= 1 && size <= MAX_PAGE_SIZE)) {
-    errors.push({ field: 'limit', message: `Give a whole number from 1 to ${MAX_PAGE_SIZE}` })
+    errors.push({
+      field: 'limit',
+      message: `Give a whole number from 1 to ${MAX_PAGE_SIZE}`,
+      rule: 'range',
+      meta: { min: 1, max: MAX_PAGE_SIZE },
+    })
   }
   if (cursor !== undefined && typeof cursor !== 'string') {
-    errors.push({ field: 'cursor', message: 'Give one cursor, the "next" of the previous page' })
+    errors.push({
+      field: 'cursor',
+      message: 'Give one cursor, the "next" of the previous page',
+      rule: 'string',
+    })
   }
   if (errors.length > 0) throw new InvalidQueryException(errors)
   return { limit: limit === undefined ? undefined : size, cursor: cursor || null }
@@ -201,7 +254,9 @@ export function feedbackPeople(feedback: ReplyFeedback | null): (string | null |
   if (!feedback) return []
   return [feedback, ...(feedback.bulk ?? [])].flatMap((item) => [
     item.settled?.by,
-    item.error?.settledBy,
+    ...(item.error?.errors ?? []).map(({ meta }) =>
+      typeof meta?.settledBy === 'string' ? meta.settledBy : null
+    ),
   ])
 }
 

@@ -14,7 +14,7 @@ import { Grant } from '../persistence/models/grant.ts'
 import { affectedRows, preparedColumns, readRows } from '../persistence/prepared_columns.ts'
 import { transaction } from '../persistence/transaction.ts'
 import { canonicalJson } from '../questions/memory.ts'
-import type { ToolCall } from '../persistence/models/tool_call.ts'
+import { isRowId, type ToolCall } from '../persistence/models/tool_call.ts'
 import { appendEvents, type Actor } from './audit_log.ts'
 
 /**
@@ -87,8 +87,11 @@ export async function grantsOf(person: string, now = DateTime.now()): Promise<Gr
 /**
  * Revokes a live grant of `person`'s, with a `revoked` entry in the audit
  * log, in one transaction. E_NOT_FOUND when they have no such live grant.
+ * Grant ids are UUIDs, like row ids: anything else (a NUL byte, which
+ * PostgreSQL refuses in text, or a megabyte) is no grant, never a query.
  */
 export async function revokeGrant(id: string, who: Actor & { actor: string }): Promise<Grant> {
+  if (!isRowId(id)) throw new E_NOT_FOUND(['No grant with that id: grant ids are UUIDs'])
   const now = DateTime.now()
   return transaction(Grant, async (trx) => {
     const changed = await live(Grant.query({ client: trx }), now)

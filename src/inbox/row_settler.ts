@@ -218,7 +218,11 @@ export class RowSettler {
     const validator = this.#options.validateEditedInput
     if (!validator) {
       throw new InvalidReplyException([
-        { path: 'editedInput', message: `tool "${row.toolName}" does not accept edited args here` },
+        {
+          path: 'editedInput',
+          rule: 'tool',
+          message: `tool "${row.toolName}" does not accept edited args here`,
+        },
       ])
     }
     try {
@@ -242,7 +246,8 @@ export class RowSettler {
     // The choices the row was opened with, as its card showed them (none for an irreversible tool)
     const offered = (row.request?.grants ?? []) as GrantChoice[]
     const choice = offered.find((item) => item.scope === options.grant)
-    const refuse = (message: string) => new InvalidReplyException([{ path: 'grant', message }])
+    const refuse = (message: string) =>
+      new InvalidReplyException([{ path: 'grant', rule: 'grant', message }])
     if (!choice) throw refuse(`tool "${row.toolName}" offers no "${options.grant}" grant`)
     if (outcome.kind !== 'decision' || !outcome.approved || outcome.editedInput !== undefined) {
       throw refuse('only an approval of the args as shown can be remembered')

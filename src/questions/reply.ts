@@ -20,6 +20,7 @@ import type {
   WaitKind,
 } from './types.ts'
 import { checkValue, inputTypeOf, isSingleChoice, resolveLimits } from './values.ts'
+import { vineIssues } from './vine_issues.ts'
 
 /**
  * Our own wording for Vine's rules, so issues read like the rest of the
@@ -93,19 +94,22 @@ function envelopeIssues(record: Record<string, unknown>, decision: boolean): Que
     bytes = new TextEncoder().encode(JSON.stringify(record)).length
   } catch {
     // A cycle, a BigInt, or nesting deep enough to overflow the stack
-    return [{ path: 'reply', message: 'must be plain JSON, not nested thousands of levels deep' }]
+    const message = 'must be plain JSON, not nested thousands of levels deep'
+    return [{ path: 'reply', message, rule: 'json' }]
   }
   if (bytes > MAX_REPLY_BYTES) {
-    const size = `${Math.ceil(bytes / 1024)} KB`
-    return [{ path: 'reply', message: `is ${size}; a reply may be at most 64 KB` }]
+    const size = Math.ceil(bytes / 1024)
+    const message = `is ${size} KB; a reply may be at most 64 KB`
+    return [{ path: 'reply', message, rule: 'maxSize', meta: { size, max: 64 } }]
   }
 
   const fields = decision ? DECISION_FIELDS : ANSWERS_FIELDS
-  const issues = Object.keys(record)
+  const issues: QuestionIssue[] = Object.keys(record)
     .filter((key) => record[key] !== undefined && !fields.includes(key))
     .slice(0, 10)
     .map((key) => ({
       path: key,
+      rule: 'unknownField',
       message: decision
         ? 'is not a field of a decision: send approved, and reason or editedInput'
         : 'is not a field of a reply: send { answers, skip } or { approved, reason, editedInput }',
@@ -118,6 +122,7 @@ function envelopeIssues(record: Record<string, unknown>, decision: boolean): Que
   ) {
     issues.push({
       path: 'editedInput',
+      rule: 'object',
       message: "must be an object of the tool's arguments; leave it out to approve them as shown",
     })
   }
@@ -129,10 +134,7 @@ async function validate<T>(run: () => Promise<T>): Promise<T> {
     return await run()
   } catch (error) {
     if (error instanceof vineErrors.E_VALIDATION_ERROR) {
-      const fieldErrors = error.messages as Array<{ field: string; message: string }>
-      throw new InvalidReplyException(
-        fieldErrors.map((item) => ({ path: item.field || 'reply', message: item.message }))
-      )
+      throw new InvalidReplyException(vineIssues(error.messages))
     }
     /* c8 ignore next 2 -- Vine only throws validation errors for plain data */
     throw error
@@ -161,6 +163,7 @@ export async function parseReply(input: unknown, limits?: Partial<QuestionLimits
     throw new InvalidReplyException([
       {
         path: 'reply',
+        rule: 'object',
         message: 'must be an object: { answers: { [questionId]: string[] } } or { approved }',
       },
     ])
@@ -169,9 +172,8 @@ export async function parseReply(input: unknown, limits?: Partial<QuestionLimits
   const record = input as Record<string, unknown>
   const decision = isPresent(record, 'approved')
   if (decision && (isPresent(record, 'answers') || isPresent(record, 'skip'))) {
-    throw new InvalidReplyException([
-      { path: 'approved', message: 'send either answers (or a skip) or a decision, not both' },
-    ])
+    const message = 'send either answers (or a skip) or a decision, not both'
+    throw new InvalidReplyException([{ path: 'approved', rule: 'exclusive', message }])
   }
   const issues = envelopeIssues(record, decision)
   if (issues.length > 0) throw new InvalidReplyException(issues)
@@ -191,9 +193,8 @@ export async function parseReply(input: unknown, limits?: Partial<QuestionLimits
     answersValidator.validate(record, { messagesProvider: messages })
   )
   if (parsed.answers === undefined && parsed.skip !== true) {
-    throw new InvalidReplyException([
-      { path: 'answers', message: 'is required: send answers, { skip: true } or a decision' },
-    ])
+    const message = 'is required: send answers, { skip: true } or a decision'
+    throw new InvalidReplyException([{ path: 'answers', rule: 'required', message }])
   }
 
   const answers = Object.fromEntries(
@@ -279,7 +280,7 @@ export function isFreeTextValue(question: Question, value: string): boolean {
  *
  * @example
  * checkAnswers(set, { answers: { db: ['mongo'] } })
- * // [{ path: 'answers.db.0', message: 'is not one of the options (pg, sqlite)' }]
+ * // [{ path: 'answers.db.0', rule: 'value', message: 'is not one of the options (pg, sqlite)' }]
  */
 export function checkAnswers(
   set: QuestionSet,
@@ -289,11 +290,11 @@ export function checkAnswers(
   if (reply.skip === true) return []
 
   const issues: QuestionIssue[] = []
+  const refuse = (path: string, rule: string, message: string) =>
+    issues.push({ path: `answers.${path}`, rule, message })
   const known = new Set(set.questions.map((question) => question.id))
   for (const id of Object.keys(reply.answers)) {
-    if (!known.has(id)) {
-      issues.push({ path: `answers.${id}`, message: 'is not a question of this set' })
-    }
+    if (!known.has(id)) refuse(id, 'unknownQuestion', 'is not a question of this set')
   }
 
   for (const question of set.questions) {
@@ -302,16 +303,16 @@ export function checkAnswers(
     sent.forEach((value, index) => {
       if (isBlankValue(value)) return
       const problem = checkValue(question, value)
-      if (problem) issues.push({ path: `answers.${question.id}.${index}`, message: problem })
+      if (problem) refuse(`${question.id}.${index}`, 'value', problem)
       if (!given.includes(value)) given.push(value)
     })
 
     if (isSingleChoice(question) && given.length > 1) {
-      issues.push({ path: `answers.${question.id}`, message: 'takes one value only' })
+      refuse(question.id, 'singleChoice', 'takes one value only')
     }
     const hasDefault = question.defaults.some((value) => checkValue(question, value) === null)
     if (question.input?.required && given.length === 0 && !hasDefault) {
-      issues.push({ path: `answers.${question.id}`, message: 'is required' })
+      refuse(question.id, 'required', 'is required')
     }
   }
   return issues
@@ -330,9 +331,10 @@ export function checkAnswers(
 export function sharedReplyIssues(reply: Reply): QuestionIssue[] {
   if ('approved' in reply) {
     if (reply.editedInput === undefined) return []
-    return [{ path: 'editedInput', message: 'edited args belong to one approval: edit its card' }]
+    const message = 'edited args belong to one approval: edit its card'
+    return [{ path: 'editedInput', rule: 'oneRow', message }]
   }
   if (Object.keys(reply.answers).length === 0) return []
   const message = 'answers belong to one question set: send {} to confirm every default, or skip'
-  return [{ path: 'answers', message }]
+  return [{ path: 'answers', rule: 'oneRow', message }]
 }

@@ -173,7 +173,11 @@ export type QuestionLimits = {
 }
 
 /**
- * One problem found in a question set a model wrote: where, and what to do.
+ * One problem found in a question set a model wrote, or in a reply: where,
+ * and what to do. A reply's issues also name the rule they broke (Vine's
+ * own, such as `boolean`, or the package's, such as `unknownField`) and
+ * what the rule was given (`{ max: 2000 }`): an HTTP 422 reports them as
+ * Vine reports field errors, and a translation of the message reads them.
  *
  * @example
  * { path: 'questions[1].defaults', message: "must name values of this question's options" }
@@ -181,4 +185,6 @@ export type QuestionLimits = {
 export type QuestionIssue = {
   path: string
   message: string
+  rule?: string
+  meta?: Record<string, unknown>
 }

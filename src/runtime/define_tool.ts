@@ -18,6 +18,7 @@ import type { AwaitOptions } from '../inbox/awaiting.ts'
 import type { SettleOptions } from '../inbox/row_settler.ts'
 import type { ToolCall } from '../persistence/models/tool_call.ts'
 import { formatIssuePath } from '../questions/validate.ts'
+import { vineIssues } from '../questions/vine_issues.ts'
 import type { Policy } from '../governance/policy.ts'
 import { checkGrantChoices, type GrantChoice } from '../governance/grant_rules.ts'
 import { checkedLadder, type LadderStep } from '../governance/ladder.ts'
@@ -275,11 +276,7 @@ export function defineTool<Schema extends SchemaTypes, ToolEffects extends Effec
         return { ok: true, value: await validator.validate(input) }
       } catch (error) {
         if (error instanceof vineErrors.E_VALIDATION_ERROR) {
-          const messages = error.messages as { field: string; message: string }[]
-          return {
-            ok: false,
-            issues: messages.map((m) => ({ path: formatIssuePath(m.field), message: m.message })),
-          }
+          return { ok: false, issues: vineIssues(error.messages, formatIssuePath) }
         }
         throw error
       }

@@ -38,7 +38,11 @@ export function editedArgsValidator(definitions: Definitions): EditedInputValida
     const definition = toolOf(definitions, run?.agent, row.toolName)
     if (!definition) {
       throw new InvalidReplyException([
-        { path: 'editedInput', message: `tool "${row.toolName}" is no longer defined` },
+        {
+          path: 'editedInput',
+          rule: 'tool',
+          message: `tool "${row.toolName}" is no longer defined`,
+        },
       ])
     }
     const checked = await definition.validate(editedInput)

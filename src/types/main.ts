@@ -146,7 +146,7 @@ export type {
   TimelineEntry,
 } from '../http/timeline.ts'
 export type { HistoryFilters } from '../http/history_query.ts'
-export type { ErrorResponseBody } from '../errors.ts'
+export type { ErrorEntry, ErrorReport, ErrorResponseBody } from '../errors.ts'
 export type {
   ApprovalsConfig,
   Policy,

@@ -125,7 +125,7 @@ test.group('make:agent and make:tool', (group) => {
     assert.equal(refund.summarize({ id: '42' }), 'Refund order 42')
     assert.deepEqual(await refund.validate({}), {
       ok: false,
-      issues: [{ path: 'id', message: 'The id field must be defined' }],
+      issues: [{ path: 'id', message: 'The id field must be defined', rule: 'required' }],
     })
   })
 

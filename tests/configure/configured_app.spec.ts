@@ -235,7 +235,7 @@ test.group('Configured app', (group) => {
       digest: intake.digest,
     })
     assert.equal(intruder.status, 403, JSON.stringify(intruder.body))
-    assert.equal(intruder.body.code, 'E_FORBIDDEN')
+    assert.equal(intruder.body.errors[0].code, 'E_FORBIDDEN')
     const stillPending = await pendingRow('1', runId, 'intake')
     assert.equal(stillPending?.id, intake.id)
 

@@ -141,8 +141,8 @@ test.group(`Bulk decisions | ${dbName()}`, (group) => {
     )
     assert.equal(results[0].settled.by, 'ada')
     assert.equal(results[0].settled.via, 'api')
-    assert.equal(results[2].error.code, 'E_ALREADY_SETTLED')
-    assert.equal(results[2].error.settledBy, 'ada')
+    assert.equal(results[2].error.errors[0].code, 'E_ALREADY_SETTLED')
+    assert.equal(results[2].error.errors[0].meta.settledBy, 'ada')
 
     await agents.idle()
     // Each run resumed once, the first with two of its rows settled by the request
@@ -254,6 +254,24 @@ test.group(`Bulk decisions | ${dbName()}`, (group) => {
       .header('accept', 'application/json')
       .json({ rowIds: [one.row.id], digests: digestsOf(one.row), approved: true })
     guest.assertStatus(403)
+
+    // Names the body parser drops are refused like any unknown field, never settled without
+    const dropped: [object, string][] = [
+      [{ constructor: { prototype: { x: 1 } } }, 'constructor'],
+      [JSON.parse('{"__proto__": {"x": 1}}'), '__proto__'],
+      [{ toString: 'x' }, 'toString'],
+    ]
+    for (const [extra, field] of dropped) {
+      const response = await client
+        .post('/inbox/bulk')
+        .headers(person('ada'))
+        .json({ rowIds: [one.row.id], digests: digestsOf(one.row), approved: true, ...extra })
+      response.assertStatus(422)
+      assert.deepEqual(
+        response.body().errors.map((error: any) => error.field),
+        [field]
+      )
+    }
 
     for (const row of [one.row, asked.row]) {
       await row.refresh()

@@ -86,7 +86,7 @@ test.group(`Governance | HTTP | ${dbName()}`, (group) => {
       17
     )
     for (const answer of answers.filter((item) => item.status === 409)) {
-      assert.oneOf(answer.body.code, ['E_ALREADY_SETTLED', 'E_ALREADY_VOTED'])
+      assert.oneOf(answer.body.errors[0].code, ['E_ALREADY_SETTLED', 'E_ALREADY_VOTED'])
     }
     await agents.idle()
     assert.deepEqual(tools.refunds, [300])
@@ -117,14 +117,14 @@ test.group(`Governance | HTTP | ${dbName()}`, (group) => {
     assert.equal(blind.body.errors[0].field, 'digest')
     const forged = await post(row.id, 'f1', { approved: true, digest: 'f'.repeat(64) })
     assert.equal(forged.status, 409)
-    assert.equal(forged.body.code, 'E_STALE_VIEW')
+    assert.equal(forged.body.errors[0].code, 'E_STALE_VIEW')
     const requester = await post(row.id, 'ada', { approved: true, digest })
     assert.equal(requester.status, 403)
-    assert.equal(requester.body.code, 'E_REQUESTER_EXCLUDED')
+    assert.equal(requester.body.errors[0].code, 'E_REQUESTER_EXCLUDED')
     // Outside the set and not allowed to see the row: the door says no
     const stranger = await post(row.id, 'mallory', { approved: true, digest })
     assert.equal(stranger.status, 403)
-    assert.equal(stranger.body.code, 'E_FORBIDDEN')
+    assert.equal(stranger.body.errors[0].code, 'E_FORBIDDEN')
 
     // ada owns the run, so she sees the read approval; an approver of nothing here
     const { row: logs } = await pendingOf(['read_logs', { service: 'api' }])
@@ -134,7 +134,7 @@ test.group(`Governance | HTTP | ${dbName()}`, (group) => {
       .update({ request: JSON.stringify({ ...logs.request, args: { service: 'payments' } }) })
     const changed = await post(logs.id, 'ada', { approved: true, digest: shown })
     assert.equal(changed.status, 409)
-    assert.equal(changed.body.code, 'E_STALE_VIEW')
+    assert.equal(changed.body.errors[0].code, 'E_STALE_VIEW')
 
     for (const id of [row.id, logs.id]) {
       const fresh = await ToolCall.findOrFail(id)
@@ -161,7 +161,7 @@ test.group(`Governance | HTTP | ${dbName()}`, (group) => {
     const fresh = await ToolCall.findOrFail(row.id)
     const answer = await post(row.id, 'ada', { approved: true, digest: viewDigest(fresh) })
     assert.equal(answer.status, 403)
-    assert.equal(answer.body.code, 'E_NOT_AN_APPROVER')
+    assert.equal(answer.body.errors[0].code, 'E_NOT_AN_APPROVER')
     const untouched = await ToolCall.findOrFail(row.id)
     assert.equal(untouched.status, 'pending')
   })
@@ -281,5 +281,26 @@ test.group(`Governance | HTTP | ${dbName()}`, (group) => {
     )
     assert.equal(calls[0].audit[1].actor, 'ada')
     assert.equal(calls[0].audit[1].channel, 'api')
+  })
+
+  test('a grant id that is not a UUID is a 404 before any query (a NUL byte is one)', async ({
+    assert,
+  }) => {
+    const { row: logs } = await pendingOf(['read_logs', { service: 'api' }])
+    await post(logs.id, 'ada', { approved: true, grant: 'person', digest: viewDigest(logs) })
+    await agents.idle()
+    const listed = await fetch(`${baseUrl}/inbox/grants`, { headers: person('ada') })
+    const [grant] = ((await listed.json()) as any).grants
+    // PostgreSQL refuses a NUL byte in text with an error, which was a 500 here
+    for (const id of ['%00', `${grant.id}%00`, 'x'.repeat(5000), grant.id.toUpperCase()]) {
+      const response = await fetch(`${baseUrl}/inbox/grants/${id}/revoke`, {
+        method: 'POST',
+        headers: person('ada'),
+      })
+      assert.equal(response.status, 404, id.slice(0, 40))
+      assert.equal(((await response.json()) as any).errors[0].code, 'E_NOT_FOUND')
+    }
+    const after = await fetch(`${baseUrl}/inbox/grants`, { headers: person('ada') })
+    assert.lengthOf(((await after.json()) as any).grants, 1, 'the grant is still live')
   })
 })

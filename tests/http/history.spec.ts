@@ -180,7 +180,7 @@ test.group(`History | ${dbName()}`, (group) => {
     const bad = async (query: Record<string, string>) => {
       const response = await client.get('/inbox/history').qs(query).headers(person('ada'))
       response.assertStatus(422)
-      assert.equal(response.body().code, 'E_INVALID_QUERY')
+      assert.equal(response.body().errors[0].code, 'E_INVALID_QUERY')
       return response.body().errors.map((error: any) => error.field)
     }
     assert.deepEqual(await bad({ view: 'everything' }), ['view'])

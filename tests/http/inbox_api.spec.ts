@@ -106,7 +106,7 @@ test.group(`Inbox API | ${dbName()}`, (group) => {
 
     const guest = await client.get('/inbox').header('accept', 'application/json')
     guest.assertStatus(403)
-    assert.equal(guest.body().code, 'E_FORBIDDEN')
+    assert.equal(guest.body().errors[0].code, 'E_FORBIDDEN')
   })
 
   test('reply authorization: owner and admin settle; another person and a guest get 403', async ({
@@ -158,19 +158,54 @@ test.group(`Inbox API | ${dbName()}`, (group) => {
       .headers(person('user:1'))
       .json({ answers: { db: ['mongo'], replicas: ['0'] }, digest: viewDigest(row) })
     bad.assertStatus(422)
-    assert.equal(bad.body().code, 'E_INVALID_REPLY')
+    assert.equal(bad.body().errors[0].code, 'E_INVALID_REPLY')
     assert.includeMembers(
       bad.body().errors.map((error: any) => error.field),
       ['answers.db.0', 'answers.replicas.0']
     )
+    // One entry per field, as Vine reports field errors, each with the stable code
+    for (const entry of bad.body().errors) {
+      assert.equal(entry.code, 'E_INVALID_REPLY')
+      assert.equal(entry.rule, 'value')
+    }
 
     const action = await createActionRow()
+    const lenient = await client
+      .post(`/inbox/rows/${action.id}/reply`)
+      .headers(person('user:1'))
+      .json({ approved: 'on', digest: viewDigest(action) })
+    lenient.assertStatus(422)
+    assert.deepEqual(lenient.body(), {
+      errors: [
+        {
+          message: 'must be true or false',
+          code: 'E_INVALID_REPLY',
+          field: 'approved',
+          rule: 'boolean',
+        },
+      ],
+    })
+    const jsonApi = await client
+      .post(`/inbox/rows/${action.id}/reply`)
+      .headers({ ...person('user:1'), accept: 'application/vnd.api+json' })
+      .json({ approved: 'on', digest: viewDigest(action) })
+    jsonApi.assertStatus(422)
+    assert.deepEqual(JSON.parse(jsonApi.text()).errors, [
+      {
+        title: 'must be true or false',
+        code: 'E_INVALID_REPLY',
+        status: 422,
+        source: { pointer: 'approved' },
+        meta: { rule: 'boolean' },
+      },
+    ])
+
     const mismatch = await client
       .post(`/inbox/rows/${action.id}/reply`)
       .headers(person('user:1'))
       .json({ answers: { db: ['pg'] }, digest: viewDigest(action) })
     mismatch.assertStatus(422)
-    assert.equal(mismatch.body().code, 'E_REPLY_MISMATCH')
+    assert.equal(mismatch.body().errors[0].code, 'E_REPLY_MISMATCH')
     assert.equal(mismatch.body().errors[0].field, 'approved')
     const stillPending = await ToolCall.findOrFail(action.id)
     assert.equal(stillPending.status, 'pending')
@@ -189,6 +224,24 @@ test.group(`Inbox API | ${dbName()}`, (group) => {
       { id: row.id, body: { skip: 1 }, field: 'skip' },
       { id: row.id, body: { skip: true, junk: 'x' }, field: 'junk' },
       { id: row.id, body: { skip: true, junk: 'x'.repeat(900 * 1024) }, field: 'reply' },
+      // Names the body parser drops (prototype pollution guards) are refused all the same
+      { id: row.id, body: { skip: true, toString: 'x' }, field: 'toString' },
+      { id: row.id, body: { skip: true, constructor: { prototype: {} } }, field: 'constructor' },
+      {
+        id: action.id,
+        body: { approved: true, constructor: { prototype: {} } },
+        field: 'constructor',
+      },
+      {
+        id: row.id,
+        body: { skip: true, ...JSON.parse('{"__proto__": {"x": 1}}') },
+        field: '__proto__',
+      },
+      {
+        id: action.id,
+        body: { approved: true, editedInput: { env: 'prod', constructor: { prototype: {} } } },
+        field: 'editedInput.constructor',
+      },
     ]
     for (const { id, body, field } of cases) {
       const digest = viewDigest(id === action.id ? action : row)
@@ -197,11 +250,23 @@ test.group(`Inbox API | ${dbName()}`, (group) => {
         .headers(person('user:1'))
         .json({ ...body, digest })
       response.assertStatus(422)
-      assert.equal(response.body().code, 'E_INVALID_REPLY')
+      assert.equal(response.body().errors[0].code, 'E_INVALID_REPLY')
       assert.deepEqual(
         response.body().errors.map((error: any) => error.field),
         [field],
         JSON.stringify(body).slice(0, 60)
+      )
+    }
+    // A form body's parser (qs) drops every name of Object.prototype
+    for (const name of ['toString', 'constructor', 'valueOf']) {
+      const form = await client
+        .post(`/inbox/rows/${row.id}/reply`)
+        .headers(person('user:1'))
+        .form({ 'answers[db]': 'mysql', [name]: 'x', 'digest': viewDigest(row) })
+      form.assertStatus(422)
+      assert.deepEqual(
+        form.body().errors.map((error: any) => error.field),
+        [name]
       )
     }
     for (const id of [action.id, row.id]) {
@@ -226,17 +291,19 @@ test.group(`Inbox API | ${dbName()}`, (group) => {
       .headers(person('admin'))
       .json({ answers: { db: ['mysql'] }, digest: viewDigest(row) })
     second.assertStatus(409)
-    assert.equal(second.body().code, 'E_ALREADY_SETTLED')
-    assert.equal(second.body().settledBy, 'user:1')
-    assert.equal(second.body().settledVia, 'api')
-    assert.isString(second.body().settledAt)
+    assert.equal(second.body().errors[0].code, 'E_ALREADY_SETTLED')
+    assert.lengthOf(second.body().errors, 1)
+    const { meta } = second.body().errors[0]
+    assert.equal(meta.settledBy, 'user:1')
+    assert.equal(meta.settledVia, 'api')
+    assert.isString(meta.settledAt)
 
     const missing = await client
       .post('/inbox/rows/00000000-0000-0000-0000-000000000000/reply')
       .headers(person('user:1'))
       .json({ approved: true })
     missing.assertStatus(404)
-    assert.equal(missing.body().code, 'E_NOT_FOUND')
+    assert.equal(missing.body().errors[0].code, 'E_NOT_FOUND')
   })
 
   test('a row id that is not a UUID is a 404 before any query (a NUL byte is one)', async ({
@@ -248,13 +315,13 @@ test.group(`Inbox API | ${dbName()}`, (group) => {
     for (const id of ['%00', `${row.id}%00`, 'x'.repeat(5000), 'not-a-row', row.id.toUpperCase()]) {
       const shown = await client.get(`/inbox/rows/${id}`).headers(person('user:1'))
       shown.assertStatus(404)
-      assert.equal(shown.body().code, 'E_NOT_FOUND')
+      assert.equal(shown.body().errors[0].code, 'E_NOT_FOUND')
       const replied = await client
         .post(`/inbox/rows/${id}/reply`)
         .headers(person('user:1'))
         .json({ answers: {}, skip: true })
       replied.assertStatus(404)
-      assert.equal(replied.body().code, 'E_NOT_FOUND')
+      assert.equal(replied.body().errors[0].code, 'E_NOT_FOUND')
     }
     const untouched = await ToolCall.findOrFail(row.id)
     assert.equal(untouched.status, 'pending')
@@ -267,7 +334,7 @@ test.group(`Inbox API | ${dbName()}`, (group) => {
       .headers(person('user:1'))
       .json({ answers: { db: ['mysql'] }, digest: viewDigest(expired) })
     late.assertStatus(410)
-    assert.equal(late.body().code, 'E_EXPIRED')
+    assert.equal(late.body().errors[0].code, 'E_EXPIRED')
 
     const cancelled = await createAskRow({ status: 'cancelled' })
     const toCancelled = await client
@@ -275,7 +342,7 @@ test.group(`Inbox API | ${dbName()}`, (group) => {
       .headers(person('user:1'))
       .json({ answers: {}, digest: viewDigest(cancelled) })
     toCancelled.assertStatus(410)
-    assert.equal(toCancelled.body().code, 'E_CANCELLED')
+    assert.equal(toCancelled.body().errors[0].code, 'E_CANCELLED')
   })
 
   test('a row detail carries its run transcript; settled rows are listed newest first', async ({
@@ -366,9 +433,9 @@ test.group(`Inbox API | ${dbName()}`, (group) => {
       .qs({ cursor: 'not-a-cursor' })
       .headers(person('user:1'))
     response.assertStatus(400)
-    assert.equal(response.body().code, 'E_INVALID_CURSOR')
-    assert.equal(response.body().status, 400)
-    assert.include(response.body().message, 'next')
+    assert.equal(response.body().errors[0].code, 'E_INVALID_CURSOR')
+    assert.lengthOf(response.body().errors, 1)
+    assert.include(response.body().errors[0].message, 'next')
   })
 
   test('a limit that is not a whole number from 1 to 200 is a 422, not a default', async ({
@@ -378,7 +445,7 @@ test.group(`Inbox API | ${dbName()}`, (group) => {
     for (const limit of ['0', '201', 'abc', '2.5', '-1', '']) {
       const response = await client.get(`/inbox?limit=${limit}`).headers(person('user:1'))
       response.assertStatus(422)
-      assert.equal(response.body().code, 'E_INVALID_QUERY')
+      assert.equal(response.body().errors[0].code, 'E_INVALID_QUERY')
       assert.deepEqual(
         response.body().errors.map((error: any) => error.field),
         ['limit'],
@@ -402,14 +469,37 @@ test.group(`Inbox API | ${dbName()}`, (group) => {
     const response = await client.post('/app/settle-late').header('accept', 'application/json')
     response.assertStatus(409)
     assert.deepEqual(response.body(), {
-      status: 409,
-      code: 'E_ALREADY_SETTLED',
-      message:
-        'Row row-1 was already settled by user:1 via web at 2030-01-02T03:04:05.000Z. Reload to see the outcome',
-      settledBy: 'user:1',
-      settledVia: 'web',
-      settledAt: '2030-01-02T03:04:05.000Z',
+      errors: [
+        {
+          message:
+            'Row row-1 was already settled by user:1 via web at 2030-01-02T03:04:05.000Z. Reload to see the outcome',
+          code: 'E_ALREADY_SETTLED',
+          meta: { settledBy: 'user:1', settledVia: 'web', settledAt: '2030-01-02T03:04:05.000Z' },
+        },
+      ],
     })
+
+    // JSON:API clients get its error objects, as the stock handler writes them
+    const jsonApi = await client
+      .post('/app/settle-late')
+      .header('accept', 'application/vnd.api+json')
+    jsonApi.assertStatus(409)
+    assert.deepEqual(JSON.parse(jsonApi.text()), {
+      errors: [
+        {
+          title: response.body().errors[0].message,
+          code: 'E_ALREADY_SETTLED',
+          status: 409,
+          meta: { settledBy: 'user:1', settledVia: 'web', settledAt: '2030-01-02T03:04:05.000Z' },
+        },
+      ],
+    })
+
+    // A browser without a session gets the message as HTML, escaped
+    const html = await client.post('/app/settle-late').header('accept', 'text/html')
+    html.assertStatus(409)
+    assert.include(html.header('content-type'), 'text/html')
+    assert.equal(html.text(), `<p> ${response.body().errors[0].message} </p>`)
 
     // A form post from an Inertia page, with a session: flashed and sent back
     const fromPage = await client
@@ -420,7 +510,10 @@ test.group(`Inbox API | ${dbName()}`, (group) => {
     assert.equal(fromPage.header('location'), '/inbox')
     // One key of the package's own, which the inbox page's controller reads back
     assert.deepEqual(Object.keys(flashed), ['agentInbox'])
-    assert.deepEqual(flashed.agentInbox, { rowId: null, error: response.body() })
+    assert.deepEqual(flashed.agentInbox, {
+      rowId: null,
+      error: { status: 409, ...response.body() },
+    })
   })
 
   test('a reply over HTTP resumes the run, which receives the answer', async ({

@@ -22,6 +22,7 @@ import {
 } from '../../stubs/inertia/agent_inbox/form_state.ts'
 import {
   alertText,
+  conflictSettlement,
   decisionErrors,
   fieldErrors,
   questionErrors,
@@ -314,51 +315,59 @@ test.group('Page form | errors and flash', () => {
     )
   })
 
+  /** A 409 as the server flashes it: the body with its status, who settled the row in `meta` */
+  const conflict = (by: string, via: string) => ({
+    status: 409,
+    errors: [
+      {
+        message: 'Already settled',
+        code: 'E_ALREADY_SETTLED',
+        meta: { settledBy: by, settledVia: via, settledAt: '2026-01-02T03:04:05.000Z' },
+      },
+    ],
+  })
+
   test('the feedback prop is read as the server sent it, or not at all', ({ assert }) => {
-    const conflict = {
-      status: 409,
-      code: 'E_ALREADY_SETTLED',
-      message: 'Already settled',
-      settledBy: 'bob',
-      settledVia: 'web',
-      settledAt: '2026-01-02T03:04:05.000Z',
-    }
     const settled = { by: '1', via: 'web', at: '2026-01-02T03:04:05.000Z' }
     assert.deepEqual(readFeedback({ rowId: 'r1', settled }), { rowId: 'r1', settled })
-    assert.deepEqual(readFeedback({ rowId: 'r1', error: conflict }), {
+    assert.deepEqual(readFeedback({ rowId: 'r1', error: conflict('bob', 'web') }), {
       rowId: 'r1',
-      error: conflict,
+      error: conflict('bob', 'web'),
+    })
+    assert.deepEqual(conflictSettlement(conflict('bob', 'web')), {
+      by: 'bob',
+      via: 'web',
+      at: '2026-01-02T03:04:05.000Z',
     })
     // Nothing said, nothing claimed
     assert.isNull(readFeedback(null))
     assert.isNull(readFeedback({ rowId: 'r1' }))
     assert.isNull(readFeedback({ rowId: 'r1', error: { status: 409 } }))
-    assert.deepEqual(readFeedback({ rowId: 'r1', error: { message: 'x' } })?.error, {
+    assert.isNull(readFeedback({ rowId: 'r1', error: { status: 409, errors: [{ code: 'E_X' }] } }))
+    // The shape before { errors } is not read as one
+    assert.isNull(readFeedback({ rowId: 'r1', error: { status: 409, message: 'x', code: 'E_X' } }))
+    assert.deepEqual(readFeedback({ rowId: 'r1', error: { errors: [{ message: 'x' }] } })?.error, {
       status: 0,
-      code: 'E_UNKNOWN',
-      message: 'x',
+      errors: [{ message: 'x', code: 'E_UNKNOWN' }],
     })
     const invalid = readFeedback({
       rowId: 'r2',
       error: {
         status: 422,
-        code: 'E_INVALID_REPLY',
-        message: 'The reply is invalid: answers.db.0: bad',
-        errors: [{ field: 'answers.db.0', message: 'bad' }, { field: 3 }, 'x'],
+        errors: [
+          { field: 'answers.db.0', message: 'bad', code: 'E_INVALID_REPLY', rule: 'value' },
+          { field: 3 },
+          'x',
+        ],
       },
     })
+    assert.deepEqual(invalid!.error!.errors, [
+      { field: 'answers.db.0', message: 'bad', code: 'E_INVALID_REPLY', rule: 'value' },
+    ])
     assert.deepEqual(fieldErrors(invalid!.error!), { 'answers.db.0': ['bad'] })
   })
 
   const formatTime = (iso: string) => `<${iso}>`
-  const conflict = (by: string, via: string) => ({
-    status: 409,
-    code: 'E_ALREADY_SETTLED',
-    message: 'Already settled',
-    settledBy: by,
-    settledVia: via,
-    settledAt: '2026-01-02T03:04:05.000Z',
-  })
 
   test('a conflict says who settled the row, how and when, from the server', ({ assert }) => {
     const context = { person: '1', card: null, formatTime }
@@ -379,7 +388,10 @@ test.group('Page form | errors and flash', () => {
       'someone, via expiry'
     )
     assert.equal(
-      alertText({ status: 410, code: 'E_EXPIRED', message: 'This row expired' }, context),
+      alertText(
+        { status: 410, errors: [{ code: 'E_EXPIRED', message: 'This row expired' }] },
+        context
+      ),
       'This row expired'
     )
   })
@@ -392,11 +404,10 @@ test.group('Page form | errors and flash', () => {
       defaults: ['50'],
     }
     const card = { id: 'r1', questionSet: { questions: [db, amount] } } as RowCard
+    const code = 'E_INVALID_REPLY'
     const refused = {
       status: 422,
-      code: 'E_INVALID_REPLY',
-      message: 'The reply is invalid: answers.amount.0: must be at most 500',
-      errors: [{ field: 'answers.amount.0', message: 'must be at most 500' }],
+      errors: [{ field: 'answers.amount.0', message: 'must be at most 500', code, rule: 'value' }],
     }
     const text = alertText(refused, { person: '1', card, formatTime })
     assert.equal(text, 'Check “How much to refund?”: Must be at most 500')
@@ -408,8 +419,8 @@ test.group('Page form | errors and flash', () => {
         {
           ...refused,
           errors: [
-            { field: 'reason', message: 'must be at most 2000 characters' },
-            { field: 'editedInput.branch', message: 'must be a string' },
+            { field: 'reason', message: 'must be at most 2000 characters', code },
+            { field: 'editedInput.branch', message: 'must be a string', code },
           ],
         },
         { person: '1', card: approval, formatTime }
@@ -417,9 +428,15 @@ test.group('Page form | errors and flash', () => {
       'Check the reason: Must be at most 2000 characters; the edited arguments: branch: must be a string'
     )
     // No field errors: the message as the server wrote it
+    const whole = { status: 403, errors: [{ code: 'E_FORBIDDEN', message: 'You may not' }] }
+    assert.equal(alertText(whole, { person: '1', card, formatTime }), 'You may not')
+    // Field errors on fields the card does not show: named by field
     assert.equal(
-      alertText({ ...refused, errors: undefined }, { person: '1', card, formatTime }),
-      refused.message
+      alertText(
+        { status: 422, errors: [{ field: 'digest', message: 'must be a string', code }] },
+        { person: '1', card, formatTime }
+      ),
+      'Check digest: must be a string'
     )
   })
 })

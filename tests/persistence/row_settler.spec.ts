@@ -296,7 +296,7 @@ test.group(`Tables | ${dbName()}`, (group) => {
     const error = await settler.settle(row.id, evil, { by: 'user:1', via: 'api' }).catch((e) => e)
     assert.instanceOf(error, InvalidReplyException)
     assert.deepEqual((error as InvalidReplyException).errors, [
-      { path: 'answers.code.0', message: 'must match the pattern ^(a+)+$' },
+      { path: 'answers.code.0', rule: 'value', message: 'must match the pattern ^(a+)+$' },
     ])
 
     const settled = await settler.settle(

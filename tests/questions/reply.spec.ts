@@ -96,11 +96,17 @@ test.group('Reply | parseReply', () => {
   test('a wrong answer shape names its path', async ({ assert }) => {
     const issues = await issuesOf({ answers: { db: 5 } })
     assert.deepEqual(issues, [
-      { path: 'answers.db', message: 'must be a string or a list of strings' },
+      {
+        path: 'answers.db',
+        message: 'must be a string or a list of strings',
+        rule: 'unionOfTypes',
+      },
     ])
 
     const nested = await issuesOf({ answers: { extras: ['auth', 3] } })
-    assert.deepEqual(nested, [{ path: 'answers.extras.1', message: 'must be a string' }])
+    assert.deepEqual(nested, [
+      { path: 'answers.extras.1', message: 'must be a string', rule: 'string' },
+    ])
 
     assert.deepEqual(paths(await issuesOf({ answers: 'pg' })), ['answers'])
   })
@@ -117,12 +123,22 @@ test.group('Reply | parseReply', () => {
 
   test('approved must be a boolean', async ({ assert }) => {
     const issues = await issuesOf({ approved: 'maybe' })
-    assert.deepEqual(issues, [{ path: 'approved', message: 'must be true or false' }])
+    assert.deepEqual(issues, [
+      { path: 'approved', message: 'must be true or false', rule: 'boolean' },
+    ])
   })
 
   test('the reason is bounded by maxFreeTextLength', async ({ assert }) => {
     const issues = await issuesOf({ approved: false, reason: 'too long' }, { maxFreeTextLength: 5 })
-    assert.deepEqual(issues, [{ path: 'reason', message: 'must be at most 5 characters' }])
+    // Vine's rule and what it was given travel with the issue, for a 422 and its translation
+    assert.deepEqual(issues, [
+      {
+        path: 'reason',
+        message: 'must be at most 5 characters',
+        rule: 'maxLength',
+        meta: { max: 5 },
+      },
+    ])
 
     assert.deepEqual(paths(await issuesOf({ approved: false, reason: 'x'.repeat(2001) })), [
       'reason',
@@ -161,7 +177,9 @@ test.group('Reply | strict, since it is stored as sent', () => {
       { reply: { skip: 'true' }, path: 'skip', label: 'skip: "true"' },
     ])
     .run(async ({ assert }, { reply, path }) => {
-      assert.deepEqual(await issuesOf(reply), [{ path, message: 'must be true or false' }])
+      assert.deepEqual(await issuesOf(reply), [
+        { path, message: 'must be true or false', rule: 'boolean' },
+      ])
     })
 
   test('null edited args are refused, not read as the args shown', async ({ assert }) => {
@@ -180,6 +198,7 @@ test.group('Reply | strict, since it is stored as sent', () => {
     assert.deepEqual(decision, [
       {
         path: 'force',
+        rule: 'unknownField',
         message: 'is not a field of a decision: send approved, and reason or editedInput',
       },
     ])
@@ -199,7 +218,12 @@ test.group('Reply | strict, since it is stored as sent', () => {
   test('a reply over 64 KB is refused before it is read', async ({ assert }) => {
     const heavy = { answers: { notes: ['x'.repeat(MAX_REPLY_BYTES)] } }
     assert.deepEqual(await issuesOf(heavy), [
-      { path: 'reply', message: 'is 65 KB; a reply may be at most 64 KB' },
+      {
+        path: 'reply',
+        message: 'is 65 KB; a reply may be at most 64 KB',
+        rule: 'maxSize',
+        meta: { size: 65, max: 64 },
+      },
     ])
     const junk = await issuesOf({ skip: true, junk: 'x'.repeat(900 * 1024) })
     assert.deepEqual(paths(junk), ['reply'])
@@ -264,26 +288,34 @@ test.group('Reply | checkAnswers', () => {
 
   test('an unknown question id is an issue', ({ assert }) => {
     const issues = checkAnswers(set, { answers: { replicas: ['2'], cache: ['redis'] } })
-    assert.deepEqual(issues, [{ path: 'answers.cache', message: 'is not a question of this set' }])
+    assert.deepEqual(issues, [
+      { path: 'answers.cache', rule: 'unknownQuestion', message: 'is not a question of this set' },
+    ])
   })
 
   test('a value the question does not take names its index and the rule', ({ assert }) => {
     const issues = checkAnswers(set, { answers: { extras: ['auth', 'sms'], replicas: ['9'] } })
     assert.deepEqual(issues, [
-      { path: 'answers.extras.1', message: 'is not one of the options (auth, mail)' },
-      { path: 'answers.replicas.0', message: 'value must be at most 5' },
+      {
+        path: 'answers.extras.1',
+        rule: 'value',
+        message: 'is not one of the options (auth, mail)',
+      },
+      { path: 'answers.replicas.0', rule: 'value', message: 'value must be at most 5' },
     ])
   })
 
   test('a single-choice question takes one value only', ({ assert }) => {
     const issues = checkAnswers(set, { answers: { db: ['pg', 'sqlite'], replicas: ['1'] } })
-    assert.deepEqual(issues, [{ path: 'answers.db', message: 'takes one value only' }])
+    assert.deepEqual(issues, [
+      { path: 'answers.db', rule: 'singleChoice', message: 'takes one value only' },
+    ])
     assert.deepEqual(checkAnswers(set, { answers: { db: ['pg', 'pg'], replicas: ['1'] } }), [])
   })
 
   test('a required typed question needs an answer when it has no default', ({ assert }) => {
     assert.deepEqual(checkAnswers(set, { answers: {} }), [
-      { path: 'answers.replicas', message: 'is required' },
+      { path: 'answers.replicas', rule: 'required', message: 'is required' },
     ])
     const withDefault: QuestionSet = { questions: [{ ...replicas, defaults: ['2'] }] }
     assert.deepEqual(checkAnswers(withDefault, { answers: {} }), [])
@@ -294,7 +326,11 @@ test.group('Reply | checkAnswers', () => {
   test('blank values count as no answer and keep the indexes of the others', ({ assert }) => {
     const issues = checkAnswers(set, { answers: { extras: ['', 'sms'], replicas: ['  ', '2'] } })
     assert.deepEqual(issues, [
-      { path: 'answers.extras.1', message: 'is not one of the options (auth, mail)' },
+      {
+        path: 'answers.extras.1',
+        rule: 'value',
+        message: 'is not one of the options (auth, mail)',
+      },
     ])
     assert.deepEqual(paths(checkAnswers(set, { answers: { replicas: [''] } })), [
       'answers.replicas',

@@ -7,7 +7,8 @@
  */
 
 import type {
-  ErrorResponseBody,
+  ErrorEntry,
+  ErrorReport,
   People,
   Question,
   QuestionSet,
@@ -85,8 +86,11 @@ export function decisionErrors(errors: Record<string, string[]>): {
   return split
 }
 
-/** The error a reply met, as the reply endpoint answers it */
-export type InboxError = ErrorResponseBody
+/**
+ * The error a reply met: the body the reply endpoint answers
+ * (`{ errors: [{ message, code, field?, rule?, meta? }] }`) with its status
+ */
+export type InboxError = ErrorReport
 
 /** Who settled a row, through what and when */
 export type Settlement = NonNullable<ReplyFeedback['settled']>
@@ -103,24 +107,22 @@ function readSettlement(value: Record<string, unknown>): Settlement {
   return { by: stringOrNull(value.by), via: stringOrNull(value.via), at: stringOrNull(value.at) }
 }
 
+function readEntry(item: unknown): ErrorEntry[] {
+  if (!isRecord(item) || typeof item.message !== 'string') return []
+  const entry: ErrorEntry = {
+    message: item.message,
+    code: typeof item.code === 'string' ? item.code : 'E_UNKNOWN',
+  }
+  if (typeof item.field === 'string') entry.field = item.field
+  if (typeof item.rule === 'string') entry.rule = item.rule
+  if (isRecord(item.meta)) entry.meta = item.meta
+  return [entry]
+}
+
 function readError(value: Record<string, unknown>): InboxError | null {
-  if (typeof value.message !== 'string') return null
-  const error: InboxError = {
-    status: typeof value.status === 'number' ? value.status : 0,
-    code: typeof value.code === 'string' ? value.code : 'E_UNKNOWN',
-    message: value.message,
-  }
-  if (Array.isArray(value.errors)) {
-    error.errors = value.errors.flatMap((item) =>
-      isRecord(item) && typeof item.field === 'string' && typeof item.message === 'string'
-        ? [{ field: item.field, message: item.message }]
-        : []
-    )
-  }
-  for (const key of ['settledBy', 'settledVia', 'settledAt'] as const) {
-    if (key in value) error[key] = stringOrNull(value[key])
-  }
-  return error
+  const errors = Array.isArray(value.errors) ? value.errors.flatMap(readEntry) : []
+  if (errors.length === 0) return null
+  return { status: typeof value.status === 'number' ? value.status : 0, errors }
 }
 
 /**
@@ -176,8 +178,12 @@ export async function askRow(
 /** The alert when no word came back about a reply and the row still waits */
 export const NO_WORD: InboxError = {
   status: 0,
-  code: 'E_NO_WORD',
-  message: 'No word came back about this reply, and the row still waits: send it again.',
+  errors: [
+    {
+      code: 'E_NO_WORD',
+      message: 'No word came back about this reply, and the row still waits: send it again.',
+    },
+  ],
 }
 
 /**
@@ -185,15 +191,31 @@ export const NO_WORD: InboxError = {
  */
 export function fieldErrors(error: InboxError): Record<string, string[]> {
   const errors: Record<string, string[]> = {}
-  for (const item of error.errors ?? []) (errors[item.field] ??= []).push(item.message)
+  for (const item of error.errors) {
+    if (item.field !== undefined) (errors[item.field] ??= []).push(item.message)
+  }
   return errors
 }
 
 /**
- * The settlement a conflict reports, from the error.
+ * What an error says of the request as a whole: the messages of its
+ * entries that name no field (all of them when each names one).
+ */
+export function errorMessage(error: InboxError): string {
+  const whole = error.errors.filter((item) => item.field === undefined)
+  return (whole.length > 0 ? whole : error.errors).map((item) => item.message).join(' ')
+}
+
+/**
+ * The settlement a conflict reports, from its entry's `meta`.
  */
 export function conflictSettlement(error: InboxError): Settlement {
-  return { by: error.settledBy ?? null, via: error.settledVia ?? null, at: error.settledAt ?? null }
+  const meta = error.errors.find((item) => item.meta)?.meta ?? {}
+  return {
+    by: stringOrNull(meta.settledBy),
+    via: stringOrNull(meta.settledVia),
+    at: stringOrNull(meta.settledAt),
+  }
 }
 
 /**
@@ -270,5 +292,5 @@ export function alertText(
   }
   const refused = refusalWords(context.card, fieldErrors(error))
   if (refused.length > 0) return `Check ${refused.join('; ')}`
-  return error.message
+  return errorMessage(error)
 }

@@ -18,6 +18,7 @@ import type { Reply } from './form_state'
 import {
   askRow,
   conflictSettlement,
+  errorMessage,
   fieldErrors,
   type InboxError,
   NO_WORD,
@@ -265,7 +266,7 @@ export class InboxSession {
           const why =
             result.error.status === 409
               ? `already settled by ${settledWords(conflictSettlement(result.error), this.#people)}`
-              : result.error.message
+              : errorMessage(result.error)
           refused.push(`${what} — ${why}`)
         }
       }
@@ -275,7 +276,10 @@ export class InboxSession {
         bulkNotice: `Settled ${done} of ${results.length}.`,
         alert: refused.length
           ? {
-              error: { status: 0, code: 'E_BULK', message: 'Some rows were not settled:' },
+              error: {
+                status: 0,
+                errors: [{ code: 'E_BULK', message: 'Some rows were not settled:' }],
+              },
               card: null,
               lines: refused,
             }
