@@ -17,9 +17,9 @@ export { policy } from './src/governance/policy.ts'
 export { viewDigest } from './src/governance/view.ts'
 export { registerInboxRoutes } from './src/http/register_routes.ts'
 export {
-  defineChannel,
-  mailChannel,
-  webhookChannel,
+  defineNotifier,
+  mailNotifier,
+  webhookNotifier,
   verifyWebhook,
   SIGNATURE_HEADER,
 } from './src/notify/main.ts'

@@ -16,7 +16,7 @@ import { call, say, scriptedModel } from '../src/testing/scripted_model.ts'
 import { Agents, type AgentsOptions } from '../src/runtime/agents.ts'
 import { defineAgent } from '../src/runtime/define_agent.ts'
 import { defineTool } from '../src/runtime/define_tool.ts'
-import { sqlChannel } from '../src/persistence/sqlite_writes.ts'
+import { sqlDiagnostics } from '../src/persistence/sqlite_writes.ts'
 import { spread, type Spread } from './stats.ts'
 
 const PAYLOAD = 'x'.repeat(1024)
@@ -128,13 +128,13 @@ async function countStatements<T>(db: Database, work: () => Promise<T>) {
   }
   const published = (message: unknown) => listener(message as { sql: string })
   knex.on('query', listener)
-  sqlChannel.subscribe(published)
+  sqlDiagnostics.subscribe(published)
   try {
     const result = await work()
     return { result, statements, commits }
   } finally {
     knex.removeListener('query', listener)
-    sqlChannel.unsubscribe(published)
+    sqlDiagnostics.unsubscribe(published)
   }
 }
 

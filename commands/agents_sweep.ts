@@ -19,7 +19,7 @@ import '../src/types/extended.ts'
 
 export default class AgentsSweep extends BaseCommand {
   static commandName = 'agents:sweep'
-  static description = 'Settle expired rows by their expiry policy'
+  static description = 'Settle expired rows by their expiry rule'
   static help = [
     'Settles every row past its expiry by its policy, in batches, and returns.',
     'Runs of the cancel policy are cancelled with their rows. The other runs',
@@ -43,7 +43,7 @@ export default class AgentsSweep extends BaseCommand {
   async run() {
     const agents = await this.app.container.make('agents.runtime')
     const locks = await lockManager(this.app.container)
-    const notifier = await this.app.container.make('agents.notifier')
+    const notifier = await this.app.container.make('agents.notifications')
     const outcome = await exclusive(locks, LOCKS.sweep, 120_000, async () => {
       const swept = await agents.sweep({ resume: this.drive })
       // The ladders' notices and the digests due (docs/design.md §7.7)

@@ -8,12 +8,12 @@
  * at a time does it; both stop at shutdown.
  *
  * When the app has `@adonisjs/transmit`, row events are broadcast to their
- * owner's channel (src/http/live.ts, imported only then) from the moment
- * the runtime is built, and each person may subscribe to their own channel
+ * owner's Transmit channel (src/http/live.ts, imported only then) from the moment
+ * the runtime is built, and each person may subscribe to their own Transmit channel
  * only, authorized as soon as anything resolves Transmit.
  */
 
-import type { Notifier } from '../src/notify/notifier.ts'
+import type { NotificationDispatcher } from '../src/notify/dispatcher.ts'
 import { configProvider } from '@adonisjs/core'
 import { RuntimeException } from '@adonisjs/core/exceptions'
 import type { ApplicationService } from '@adonisjs/core/types'
@@ -26,7 +26,7 @@ import '../src/types/extended.ts'
 
 export default class AgentInboxProvider {
   #sweeper?: NodeJS.Timeout
-  #notifier?: Notifier
+  #dispatcher?: NotificationDispatcher
   #recoverer?: NodeJS.Timeout
   /** Set once the runtime was built, so shutdown never builds one just to stop it */
   #agents?: Agents
@@ -71,15 +71,15 @@ export default class AgentInboxProvider {
 
   register() {
     /*
-     * Channel authorization goes in before Transmit is handed to anyone (its
+     * Transmit channel authorization goes in before Transmit is handed to anyone (its
      * routes, the app's start files), so no subscription to a person's
      * channel is ever let through unchecked.
      */
     this.#transmitContainer.resolving('transmit', async (transmit) => {
       const config = await this.#config()
       if (!config?.live) return
-      const { authorizeLiveChannels } = await import('../src/http/live.ts')
-      authorizeLiveChannels(transmit, config.inbox)
+      const { authorizeTransmitChannels } = await import('../src/http/live.ts')
+      authorizeTransmitChannels(transmit, config.inbox)
     })
 
     this.app.container.singleton('agents.runtime', async () => {
@@ -108,8 +108,8 @@ export default class AgentInboxProvider {
       // Notices of a new row go out on the next tick (docs/design.md §7.7)
       if (config.notifications) {
         emitter.on('agents:row:created', async () => {
-          const notifier = await this.app.container.make('agents.notifier')
-          notifier?.soon()
+          const dispatcher = await this.app.container.make('agents.notifications')
+          dispatcher?.soon()
         })
       }
       return this.#agents
@@ -124,14 +124,14 @@ export default class AgentInboxProvider {
       return resolveAccess(config?.inbox)
     })
     /*
-     * The notifier, when notifications are configured: the HTTP side makes
+     * The dispatcher, when notifications are configured: the HTTP side makes
      * its signed links, looked up once the routes are registered.
      */
-    this.app.container.singleton('agents.notifier', async () => {
+    this.app.container.singleton('agents.notifications', async () => {
       const config = await this.#config()
       if (!config?.notifications) return null
       const settings = config.notifications
-      const { Notifier } = await import('../src/notify/notifier.ts')
+      const { NotificationDispatcher } = await import('../src/notify/dispatcher.ts')
       const { linkMaker } = await import('../src/http/mail_links.ts')
       const make = (binding: string) => this.app.container.make(binding as any)
       const router = async () => {
@@ -140,8 +140,10 @@ export default class AgentInboxProvider {
         if (this.app.getEnvironment() !== 'web') routes.commit()
         return routes
       }
-      this.#notifier = new Notifier(settings, make, async () => linkMaker(await router(), settings))
-      return this.#notifier
+      this.#dispatcher = new NotificationDispatcher(settings, make, async () =>
+        linkMaker(await router(), settings)
+      )
+      return this.#dispatcher
     })
     this.app.container.singleton('agents.inbox', async () => {
       const agents = await this.app.container.make('agents.runtime')
@@ -199,8 +201,8 @@ export default class AgentInboxProvider {
         exclusive(locks, LOCKS.sweep, 120_000, async () => {
           await agents.sweep()
           // What the ladders told and the digests whose interval ended
-          const notifier = await this.app.container.make('agents.notifier')
-          await notifier?.dispatch()
+          const dispatcher = await this.app.container.make('agents.notifications')
+          await dispatcher?.dispatch()
         }).catch((error) => debug('sweep failed %O', error))
       }, config.sweepInterval)
       this.#sweeper.unref()
@@ -212,6 +214,6 @@ export default class AgentInboxProvider {
     clearInterval(this.#recoverer)
     this.#live?.stop()
     await this.#agents?.close()
-    await this.#notifier?.idle()
+    await this.#dispatcher?.idle()
   }
 }

@@ -43,9 +43,9 @@ export function defineConfig(
     names.add(agent.name)
   }
 
-  const channels = config.notifications?.channels.map((channel) => channel.name) ?? []
-  if (new Set(channels).size !== channels.length) {
-    throw new RuntimeException('Two notification channels in config/agents.ts share a name')
+  const notifiers = config.notifications?.notifiers.map((notifier) => notifier.name) ?? []
+  if (new Set(notifiers).size !== notifiers.length) {
+    throw new RuntimeException('Two notifiers in config/agents.ts share a name')
   }
 
   if (

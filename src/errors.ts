@@ -183,13 +183,13 @@ export class AlreadySettledException extends HttpFacingException {
 }
 
 /**
- * The row expired before the reply arrived; its onExpiry policy settled it.
+ * The row expired before the reply arrived; its onExpiry rule settled it.
  */
 export const E_EXPIRED = rowError(
   410,
   'E_EXPIRED',
   (rowId) =>
-    `Row ${rowId} has expired and was settled by its expiry policy. The reply was not applied`
+    `Row ${rowId} has expired and was settled by its expiry rule. The reply was not applied`
 )
 
 /**
@@ -307,9 +307,9 @@ export const E_UNSUPPORTED_ELICITATION = createError<[string, string]>(
   422
 )
 
-/** `webhookChannel` given an empty or blank secret (an unset env variable), at config time */
+/** `webhookNotifier` given an empty or blank secret (an unset env variable), at config time */
 export const E_EMPTY_WEBHOOK_SECRET = createError<[string]>(
-  'The webhook channel for %s has an empty secret, so anyone could sign its deliveries. Set a long random secret shared with the receiver (INBOX_WEBHOOK_SECRET in .env)',
+  'The webhook notifier for %s has an empty secret, so anyone could sign its deliveries. Set a long random secret shared with the receiver (INBOX_WEBHOOK_SECRET in .env)',
   'E_EMPTY_WEBHOOK_SECRET',
   500
 )

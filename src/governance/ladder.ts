@@ -10,7 +10,7 @@
 
 import { DateTime } from 'luxon'
 import { durationMs, type Duration } from './grant_rules.ts'
-import type { ExpiryPolicy } from '../questions/settle.ts'
+import type { ExpiryRule } from '../questions/settle.ts'
 import { tally, type QuorumSpec, type Vote } from './quorum.ts'
 
 /**
@@ -125,7 +125,7 @@ export type LadderedRow = {
   ladder: LadderState | null
   ladderStep: number
   expiresAt: DateTime | null
-  onExpiry: ExpiryPolicy
+  onExpiry: ExpiryRule
 }
 
 /**
@@ -151,12 +151,12 @@ export function ladderNote(row: LadderedRow, now: DateTime): string | null {
       next.do === 'remind' ? `reminder in ${within}` : `escalates to ${names(next)} in ${within}`
     )
   } else if (row.expiresAt) {
-    const policy = {
+    const rule = {
       defaults: 'takes its defaults',
       reject: 'is rejected',
       cancel: 'cancels the run',
     }
-    parts.push(`${policy[row.onExpiry]} in ${span(row.expiresAt.diff(now).toMillis())}`)
+    parts.push(`${rule[row.onExpiry]} in ${span(row.expiresAt.diff(now).toMillis())}`)
   }
   return parts.length > 0 ? parts.join('; ') : null
 }

@@ -1,11 +1,11 @@
 /*
  * The inbox over HTTP: the page of pending rows (Inertia when the app has
- * it, JSON for API clients), a row's detail with its run's transcript,
+ * it, JSON for API clients), a row's detail with its run's record,
  * recently settled rows, the reply endpoint and bulk decisions. It stays at
  * the door (./visitor.ts: who is asking, what they may see, what the
  * request says), then the inbox or the runtime does the work. Every reply
  * goes through `inbox.settle` (or `settleEach`), so the web, the terminal
- * and the API leave the same audit trail.
+ * and the API leave the same record in the audit log.
  *
  * Errors are not caught here: the package's HTTP-facing exceptions
  * (../errors.ts) render themselves when the app's exception handler calls
@@ -196,7 +196,7 @@ export default class InboxController {
   }
 
   /**
-   * One row with its run's transcript: the conversation, every tool call,
+   * One row with its run's record: the conversation, every tool call,
    * and who settled what, via what, when.
    */
   async show(ctx: HttpContext) {
@@ -209,7 +209,7 @@ export default class InboxController {
       const people = await peopleOf(ctx, visitor, [row.ownerId, row.answeredBy])
       return { row: card, run: null, rows: [card], journal: [], people }
     }
-    const { run, rows, journal } = await visitor.agents.transcript(row.runId)
+    const { run, rows, journal } = await visitor.agents.runRecord(row.runId)
     // One read of the votes: the row is among its run's rows
     const votes = await quorumVotes(rows.some((item) => item.id === row.id) ? rows : [row, ...rows])
     const card = rowCard(row, undefined, votes.get(row.id))

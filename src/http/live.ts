@@ -5,12 +5,12 @@
  * typed by the small part used below).
  *
  * Every row event and every status change of a run owned by someone is
- * broadcast on that person's channel, `agent_inbox/<ownerId>`, as a small
+ * broadcast on that person's Transmit channel, `agent_inbox/<ownerId>`, as a small
  * message saying what changed (never a row's content: the page reloads its
- * rows and runs through the inbox's own authorized endpoints). A person may subscribe to their own channel
+ * rows and runs through the inbox's own authorized endpoints). A person may subscribe to their own Transmit channel
  * only, as the inbox's `identify` hook sees them. People other than the
- * owner who may settle the rows (admins) are told on their own channels
- * through the `alsoNotify` hook: no shared channel to authorize.
+ * owner who may settle the rows (admins) are told on their own Transmit channels
+ * through the `alsoNotify` hook: no shared Transmit channel to authorize.
  */
 
 import type { HttpContext } from '@adonisjs/core/http'
@@ -18,10 +18,10 @@ import type { AgentEvents } from '../events.ts'
 import type { RunStatus } from '../persistence/models/agent_run.ts'
 import debug from '../debug.ts'
 import { resolveAccess, type InboxAccess } from './access.ts'
-import { liveChannel } from '../questions/client.ts'
+import { transmitChannel } from '../questions/client.ts'
 
-/** The channels, one per person; `:person` is the owner id of the runs */
-export const LIVE_CHANNEL = 'agent_inbox/:person'
+/** The Transmit channels, one per person; `:person` is the owner id of the runs */
+export const TRANSMIT_CHANNEL = 'agent_inbox/:person'
 
 /**
  * What subscribers receive. `run:status` tells a run moved (`running` once a
@@ -53,7 +53,7 @@ export type LiveOptions = {
   /**
    * More people to tell about a change besides the run's owner, e.g. the
    * admins `inbox.authorize` lets settle anyone's rows. Each receives the
-   * message on their own channel. Runs after the owner was told; a failure
+   * message on their own Transmit channel. Runs after the owner was told; a failure
    * is logged with `NODE_DEBUG` and tells nobody more.
    *
    * @example
@@ -90,21 +90,24 @@ export type LiveEmitter = {
 }
 
 /**
- * Lets a person subscribe to their own channel only, as the inbox's
+ * Lets a person subscribe to their own Transmit channel only, as the inbox's
  * `identify` hook sees them. Transmit answers a refused subscription with
  * 400. The app's middleware on Transmit's routes must set up what
  * `identify` reads (the auth middleware, as on the inbox's routes).
  */
-export function authorizeLiveChannels(transmit: LiveTransmit, access: Partial<InboxAccess> = {}) {
+export function authorizeTransmitChannels(
+  transmit: LiveTransmit,
+  access: Partial<InboxAccess> = {}
+) {
   const { identify } = resolveAccess(access)
-  transmit.authorize<{ person: string }>(LIVE_CHANNEL, async (ctx, { person }) => {
+  transmit.authorize<{ person: string }>(TRANSMIT_CHANNEL, async (ctx, { person }) => {
     const who = await identify(ctx)
     return who !== null && who === person
   })
 }
 
 /**
- * Broadcasts row events and run status changes on their owner's channel
+ * Broadcasts row events and run status changes on their owner's Transmit channel
  * (and those `alsoNotify` names) until `stop()` is called, at the app's shutdown. A failing
  * broadcast is logged with `NODE_DEBUG` and never fails or holds up the run
  * that emitted the event.
@@ -115,7 +118,7 @@ export function broadcastRowEvents(
   options: LiveOptions = {}
 ) {
   const broadcast = (person: string | null, message: LiveMessage) => {
-    const channel = liveChannel(person)
+    const channel = transmitChannel(person)
     if (!channel) return
     try {
       transmit.broadcast(channel, message)

@@ -9,8 +9,8 @@
 import type { HttpRouterService } from '@adonisjs/core/types'
 import type { ToolCall } from '../persistence/models/tool_call.ts'
 import { waitsForAnswers } from '../inbox/wait.ts'
-import type { LinkMaker, NotificationsConfig } from '../notify/notifier.ts'
-import type { ReplyLink } from '../notify/channel.ts'
+import type { LinkMaker, NotificationsConfig } from '../notify/dispatcher.ts'
+import type { ReplyLink } from '../notify/notifier.ts'
 
 /** The purpose a link's signature is bound to: no other signed URL of the app opens the page */
 export const LINK_PURPOSE = 'agent-inbox-reply'

@@ -34,7 +34,7 @@ export default class RunsController {
   async show(ctx: InertiaContext) {
     const visitor = await visitorOf(ctx)
     const run = await authorizedRun(ctx, visitor)
-    const { rows, journal, effects } = await visitor.agents.transcript(run.id)
+    const { rows, journal, effects } = await visitor.agents.runRecord(run.id)
     const votes = await quorumVotes(rows)
     const timeline = withAudit(
       runTimeline(run, rows, journal, effects, votes),

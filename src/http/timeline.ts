@@ -174,7 +174,7 @@ function inputText(run: AgentRun, journal: Journaled[]): string {
  * order) and the effects of its actions (any order).
  *
  * @example
- * const { run, rows, journal, effects } = await agents.transcript(id)
+ * const { run, rows, journal, effects } = await agents.runRecord(id)
  * runTimeline(run, rows, journal, effects, votes).entries
  */
 export function runTimeline(

@@ -1,5 +1,5 @@
 /*
- * Answering rows by a policy instead of a person, for tests: every question
+ * Answering rows by a rule instead of a person, for tests: every question
  * set on its defaults (or on given answers by question id), approvals
  * approved or rejected by tool name. `autoReply` is the pure rule (which
  * reply a row gets, or none); `AutoAnswerer` settles rows through the
@@ -20,7 +20,7 @@ import { waitsForAnswers } from './wait.ts'
  * reason the model reads. A row no rule covers stays pending, for the test
  * to settle or assert.
  */
-export type AutoAnswerPolicy = {
+export type AutoAnswerRule = {
   answers?: 'defaults' | Record<string, string[]> | null
   approve?: string[] | '*'
   reject?: Record<string, string>
@@ -29,23 +29,23 @@ export type AutoAnswerPolicy = {
 }
 
 /**
- * The reply a policy gives a row, or null when the row is left alone.
+ * The reply a rule gives a row, or null when the row is left alone.
  *
  * @example
  * autoReply(row, { approve: ['deploy'] }) // { approved: true } for a deploy approval
  */
 export function autoReply(
   row: Pick<ToolCall, 'kind' | 'toolName'>,
-  policy: AutoAnswerPolicy
+  rule: AutoAnswerRule
 ): Record<string, unknown> | null {
   if (waitsForAnswers(row)) {
-    const answers = policy.answers === undefined ? 'defaults' : policy.answers
+    const answers = rule.answers === undefined ? 'defaults' : rule.answers
     if (answers === null) return null
     return { answers: answers === 'defaults' ? {} : answers }
   }
-  const reason = policy.reject?.[row.toolName]
+  const reason = rule.reject?.[row.toolName]
   if (reason !== undefined) return { approved: false, reason }
-  const approve = policy.approve
+  const approve = rule.approve
   if (approve === '*' || approve?.includes(row.toolName)) return { approved: true }
   return null
 }
@@ -53,30 +53,30 @@ export function autoReply(
 type Settle = (rowId: string, reply: unknown, by: string) => Promise<unknown>
 
 /**
- * Settles rows by a policy as they are opened, each on the next tick (the
+ * Settles rows by a rule as they are opened, each on the next tick (the
  * opener first finishes what it was doing, as it would before a person
  * answered). Keeps its settles in flight, so `settling()` can be awaited,
  * and the errors a reply met (a given answer the question refuses).
  */
 export class AutoAnswerer {
   readonly errors: unknown[] = []
-  #policy: AutoAnswerPolicy
+  #rule: AutoAnswerRule
   #settle: Settle
   #inFlight = new Set<Promise<void>>()
 
-  constructor(policy: AutoAnswerPolicy, settle: Settle) {
-    this.#policy = policy
+  constructor(rule: AutoAnswerRule, settle: Settle) {
+    this.#rule = rule
     this.#settle = settle
   }
 
   /**
-   * A row was opened pending: settle it if the policy covers it.
+   * A row was opened pending: settle it if the rule covers it.
    */
   opened(row: ToolCall) {
-    const reply = autoReply(row, this.#policy)
+    const reply = autoReply(row, this.#rule)
     if (!reply) return
     const task: Promise<void> = new Promise((resolve) => setImmediate(resolve))
-      .then(() => this.#settle(row.id, reply, this.#policy.by ?? 'auto-answer'))
+      .then(() => this.#settle(row.id, reply, this.#rule.by ?? 'auto-answer'))
       .then(
         () => undefined,
         (error) => {

@@ -1,7 +1,7 @@
 /*
  * Expiry, set-based (docs/design.md §7.3): settling the rows nobody answered
- * in time by their policy, a batch at a time, and cancelling the runs of
- * the `cancel` policy in the same transaction, so a sweep killed between
+ * in time by their expiry rule, a batch at a time, and cancelling the runs of
+ * the `cancel` rule in the same transaction, so a sweep killed between
  * two statements never leaves an expired-with-cancel row whose run goes on.
  *
  * A batch is one transaction (../persistence/batch_transaction.ts): lock
@@ -38,9 +38,9 @@ import debug from '../debug.ts'
  * What one batch (or one late reply's expiry) wrote, once committed.
  */
 export type ExpiryBatch = {
-  /** The rows this call settled by their policy, as written */
+  /** The rows this call settled by their expiry rule, as written */
   expired: ToolCall[]
-  /** The runs this call cancelled (the `cancel` policy), their other pending rows with them */
+  /** The runs this call cancelled (the `cancel` rule), their other pending rows with them */
   cancelledRunIds: string[]
 }
 
@@ -51,7 +51,7 @@ export type ExpiryOptions = {
   /** The clock of the expiry: rows due at it are settled, and settled at it */
   now: DateTime
   limits?: Partial<QuestionLimits>
-  /** Rows (or runs, for the `cancel` policy) a batch; 500 by default */
+  /** Rows (or runs, for the `cancel` rule) a batch; 500 by default */
   batchSize?: number
   /** Called after each batch commits: events and resumes go here */
   onBatch?: (batch: ExpiryBatch) => void | Promise<void>
@@ -64,8 +64,8 @@ export const EXPIRY_BATCH_SIZE = 500
 type Lock = 'skip' | 'wait'
 
 /**
- * Settles every row due at `now` by its policy, a batch at a time, and
- * returns the rows this call settled. Runs of the `cancel` policy first
+ * Settles every row due at `now` by its expiry rule, a batch at a time, and
+ * returns the rows this call settled. Runs of the `cancel` rule first
  * (their rows need the run locked before them), then every other row.
  */
 export async function sweepDue(options: ExpiryOptions): Promise<ToolCall[]> {
@@ -87,8 +87,8 @@ export async function sweepDue(options: ExpiryOptions): Promise<ToolCall[]> {
 }
 
 /**
- * Settles one row by its policy now, as a late reply needs: with its run
- * cancelled in the same transaction when the policy says so. Nothing is
+ * Settles one row by its expiry rule now, as a late reply needs: with its run
+ * cancelled in the same transaction when its expiry rule says so. Nothing is
  * written when the row is no longer pending.
  */
 export async function expireRow(
@@ -114,7 +114,7 @@ export async function expireRow(
  * to `cancelled`, inside the caller's transaction: all of them or none.
  * Returns how many were cancelled: 0 when every run had finished already,
  * in which case nothing was written. `agents.cancel` and the `cancel`
- * expiry policy both go through here.
+ * expiry rule both go through here.
  */
 export async function cancelRuns(
   trx: TransactionClientContract,
@@ -180,14 +180,14 @@ async function cancelBatch(trx: TransactionClientContract, size: number, options
 }
 
 /**
- * One batch of due rows whose expiry touches no run: every policy but
+ * One batch of due rows whose expiry touches no run: every expiry rule but
  * `cancel`, and any row without a run.
  */
 async function rowsBatch(trx: TransactionClientContract, size: number, options: ExpiryOptions) {
   const rows = await lock(
     trx,
     dueRows(trx.from(ToolCall.table), options.now)
-      .where((policy) => policy.whereNot('on_expiry', 'cancel').orWhereNull('run_id'))
+      .where((query) => query.whereNot('on_expiry', 'cancel').orWhereNull('run_id'))
       .orderBy('expires_at')
       .limit(size),
     'skip'
@@ -196,7 +196,7 @@ async function rowsBatch(trx: TransactionClientContract, size: number, options: 
 }
 
 /**
- * Writes a batch the transaction holds: the rows expired by their policy
+ * Writes a batch the transaction holds: the rows expired by their expiry rule
  * with one UPDATE (one CASE arm per distinct outcome), then the `runs` of
  * `cancel` rows that have not finished cancelled, with their other pending
  * rows.
@@ -220,7 +220,7 @@ async function writeBatch(
     settledAt: now,
     updatedAt: now,
   })
-  // Rows of the same request, kind and policy expire the same way: computed once
+  // Rows of the same request, kind and expiry rule expire the same way: computed once
   const computed = new Map<string, string>()
   const byOutcome = new Map<string, string[]>()
   const outcomes = expiring.map((row) => {
@@ -253,7 +253,7 @@ async function writeBatch(
       runId: row.run_id,
       rowId: row.id,
       channel: 'expiry',
-      data: { policy: row.on_expiry },
+      data: { onExpiry: row.on_expiry },
     })),
     trx
   )

@@ -31,7 +31,7 @@ import {
 import { RowSettler, type RowSettlerOptions, type SettleOptions } from './row_settler.ts'
 import type { OpenOptions, WaitRequest } from './wait.ts'
 import type { ExpiryOptions } from './expiry.ts'
-import { AutoAnswerer, type AutoAnswerPolicy } from './auto_answer.ts'
+import { AutoAnswerer, type AutoAnswerRule } from './auto_answer.ts'
 import { RowWaiters, withdrawHeldRows, withdrawRow, type AwaitOptions } from './awaiting.ts'
 import { runLadders, type LadderOptions } from './ladder_steps.ts'
 import { resolveLadder } from '../governance/ladder.ts'
@@ -97,12 +97,12 @@ export class Inbox {
   }
 
   /**
-   * For tests: rows opened from now on are settled by `policy` (auto_answer.ts)
+   * For tests: rows opened from now on are settled by `rule` (auto_answer.ts)
    * via `test`. Returns the errors replies met, and `stop()`.
    * @example inbox.autoAnswer({ answers: 'defaults', approve: ['deploy'] })
    */
-  autoAnswer(policy: AutoAnswerPolicy) {
-    const answerer = new AutoAnswerer(policy, (rowId, reply, by) =>
+  autoAnswer(rule: AutoAnswerRule) {
+    const answerer = new AutoAnswerer(rule, (rowId, reply, by) =>
       this.settle(rowId, reply, { by, via: 'test' })
     )
     this.#autoAnswerer = answerer
@@ -317,8 +317,8 @@ export class Inbox {
   }
 
   /**
-   * Settles one pending row by its expiry policy, now (for the `cancel`
-   * policy, cancelling its run in the same transaction). Returns the
+   * Settles one pending row by its expiry rule, now (for the `cancel`
+   * rule, cancelling its run in the same transaction). Returns the
    * settled row, or null when it was no longer pending (someone answered
    * first).
    */
@@ -328,7 +328,7 @@ export class Inbox {
   }
 
   /**
-   * Settles every pending row whose expiry has passed, by its policy, in
+   * Settles every pending row whose expiry has passed, by its expiry rule, in
    * set-based batches (src/inbox/expiry.ts): rows a person answered
    * meanwhile are left alone, two sweepers share the rows. `onBatch` hears
    * what each batch wrote once it committed. Returns the rows it settled.

@@ -5,7 +5,7 @@
  * then writes it with a conditional update on a still-pending, unexpired row,
  * so that of N concurrent replies exactly one wins (docs/design.md §7.2). The losers
  * learn who won and when. Rows nobody answered in time are settled by their
- * policy through ./expiry.ts, one row or a batch at a time.
+ * expiry rule through ./expiry.ts, one row or a batch at a time.
  */
 
 import { DateTime } from 'luxon'
@@ -73,7 +73,7 @@ export type RowSettlerOptions = {
   now?: () => DateTime
   /**
    * Called with what expiring a row a late reply found past its time wrote
-   * (the row, and its run when the policy cancelled it): the runtime
+   * (the row, and its run when its expiry rule cancelled it): the runtime
    * resumes the run here, as after a sweep, so the run never waits on a row
    * that is no longer pending.
    */
@@ -119,7 +119,7 @@ export class RowSettler {
     }
     if (row.status !== 'pending') throw this.#settledError(row)
     if (row.expiresAt && row.expiresAt <= this.#now()) {
-      // A late reply: settle the row by its policy first, so it never hangs
+      // A late reply: settle the row by its expiry rule first, so it never hangs
       await this.#expireLate(row)
       throw this.#settledError(await ToolCall.findOrFail(row.id))
     }
@@ -152,7 +152,7 @@ export class RowSettler {
 
     /*
      * Lost: someone else settled it, or it expired between the read and
-     * the write. An expired row still pending is settled by its policy now,
+     * the write. An expired row still pending is settled by its expiry rule now,
      * so a late reply never leaves it hanging.
      */
     const fresh = await ToolCall.findOrFail(row.id)
@@ -175,9 +175,9 @@ export class RowSettler {
   }
 
   /**
-   * Settles a pending row by its `onExpiry` policy, with `answeredVia:
+   * Settles a pending row by its `onExpiry` rule, with `answeredVia:
    * 'expiry'`. Returns false when the row was no longer pending (someone
-   * answered first). For the `cancel` policy its run, unless finished, is
+   * answered first). For the `cancel` rule its run, unless finished, is
    * cancelled in the same transaction (docs/design.md §7.3).
    */
   async expire(row: ToolCall): Promise<boolean> {
@@ -194,7 +194,7 @@ export class RowSettler {
   }
 
   /**
-   * Settles every row due now by its policy, in set-based batches (see
+   * Settles every row due now by its expiry rule, in set-based batches (see
    * src/inbox/expiry.ts). Returns the rows this call settled.
    */
   expireDue(options: Omit<ExpiryOptions, 'limits' | 'now'> & { now?: DateTime } = {}) {

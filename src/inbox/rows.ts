@@ -162,7 +162,7 @@ export async function insertRow(
 }
 
 /**
- * A tool call that needs nobody: written for the audit trail, and so that
+ * A tool call that needs nobody: written for the run record, and so that
  * executing it once can be claimed on the row.
  */
 export type RecordedCall = {

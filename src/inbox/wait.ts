@@ -6,7 +6,7 @@
  */
 
 import type { DateTime } from 'luxon'
-import type { ExpiryPolicy, Wait } from '../questions/settle.ts'
+import type { ExpiryRule, Wait } from '../questions/settle.ts'
 import type { QuestionOutcome, QuestionSet } from '../questions/types.ts'
 import type { QuorumSpec } from '../governance/quorum.ts'
 import type { ToolCallKind } from '../persistence/models/tool_call.ts'
@@ -24,7 +24,7 @@ export type WaitRequest =
       set: QuestionSet
       /** Shown as the row's tool; defaults to the kind */
       toolName?: string
-      /** The model's id of the call that asked, answered in the transcript */
+      /** The model's id of the call that asked, answered in the conversation */
       toolCallId?: string | null
     }
   | {
@@ -70,7 +70,7 @@ export type OpenOptions = {
   /** When nobody answered by then, the row is settled by `onExpiry`; null: never */
   expiresAt?: DateTime | null
   /** What expiry does: take the defaults (default), reject, or cancel the run */
-  onExpiry?: ExpiryPolicy
+  onExpiry?: ExpiryRule
   /** A question of the model's: spends one of the run's ask budget with the row */
   spendsBudget?: boolean
   /**

@@ -73,7 +73,7 @@ function acceptOrDecline(fields: Field[], answers: Record<string, string[]>): El
  * the MCP server receives.
  *
  * - `null` (the wait was cancelled, the run aborted) -> `cancel`.
- * - Expired, whatever the row's expiry policy did -> `cancel`: nobody made a
+ * - Expired, whatever the row's expiry rule did -> `cancel`: nobody made a
  *   choice, which is MCP's "dismissed without an explicit choice", and the
  *   server may ask again. Sending defaults would claim a person submitted them.
  * - Skipped -> `decline`. In the question model a skip means "proceed on

@@ -8,7 +8,7 @@
 
 import { waitsForAnswers } from '../inbox/wait.ts'
 import type { QuestionSet } from '../questions/types.ts'
-import type { Recipient, RowNotice } from './channel.ts'
+import type { Recipient, RowNotice } from './notifier.ts'
 
 export type MailBody = { subject: string; text: string; html: string }
 

@@ -1,103 +1,75 @@
 /*
- * The notifier: the app's notification config put to work (docs/design.md
- * §7.7). The provider builds it when `notifications` is configured; it
- * sends what is due after every sweep (the ladder's notices, digests
- * whose interval ended) and, soon after a row is opened, the notices of
- * people who want them at once.
+ * The notifier interface (docs/design.md §7.7): how the package reaches a
+ * person about a row waiting for them — a message per row (`notify`) and,
+ * for people who want one, a digest of several (`digest`). Notifiers only
+ * deliver: who is told, when and why is the outbox's (./outbox.ts), and a
+ * reply comes back through the one settle path (a signed mail link's
+ * confirmation page, or the JSON API for a webhook's bot).
  */
 
-import { DateTime } from 'luxon'
-import type { Duration } from '../governance/grant_rules.ts'
 import type { ToolCall } from '../persistence/models/tool_call.ts'
-import type { Channel, ChannelContext, ReplyLink } from './channel.ts'
-import { dispatchDue } from './outbox.ts'
-import type { Preferences } from './schedule.ts'
-import debug from '../debug.ts'
+import type { NoticeReason } from '../persistence/models/notification.ts'
+
+/** A person as the `preferences` hook describes them */
+export type Recipient = {
+  id: string
+  /** Where mail goes; a person without one gets no mail */
+  email?: string | null
+  /** How mails and payloads address them */
+  name?: string | null
+}
 
 /**
- * `notifications` in config/agents.ts.
+ * A one-tap reply link: opens the row's confirmation page (never settles
+ * by itself). `approve`/`reject` for an approval, `confirm` (the defaults)
+ * for a question set.
+ */
+export type ReplyLink = { action: 'approve' | 'reject' | 'confirm'; label: string; url: string }
+
+/** What a notifier is told about one row */
+export type RowNotice = {
+  /** The notice's id in the outbox: the same on every attempt to deliver it */
+  id: number
+  row: ToolCall
+  reason: NoticeReason
+  /** Signed links to the confirmation page, for this person and row */
+  links: ReplyLink[]
+  /** What the card says of the row's ladder ("reminded 2 h ago; escalates to @oncall in 2 h") */
+  note: string | null
+}
+
+/** What every call of a notifier gets beside the rows */
+export type NotifierContext = {
+  /** The inbox's absolute URL, when the app configured `baseUrl` */
+  inboxUrl: string | null
+  /** Resolves a container binding (`mail.manager`), for notifiers that need the app's services */
+  make(binding: string): Promise<any>
+}
+
+export type Notifier = {
+  name: string
+  /** Tells a person about one row */
+  notify(notice: RowNotice, person: Recipient, context: NotifierContext): Promise<void>
+  /** Tells a person about several rows at once; default: `notify` each */
+  digest?(notices: RowNotice[], person: Recipient, context: NotifierContext): Promise<void>
+  /** The reply links of a row, in place of the signed confirmation links */
+  render?(notice: RowNotice, person: Recipient): ReplyLink[]
+}
+
+/**
+ * Defines a notifier of the app's own (a chat bot, SMS).
  *
  * @example
- * notifications: {
- *   channels: [mailChannel({ from: 'inbox@example.com' })],
- *   baseUrl: env.get('APP_URL'),
- *   preferences: async (id) => ({ email: (await User.findOrFail(id)).email, digest: 30 }),
- * }
+ * defineNotifier({
+ *   name: 'slack',
+ *   notify: async ({ row, links }, person) => slack.post(person.id, row.toolName, links),
+ * })
  */
-export type NotificationsConfig = {
-  channels: Channel[]
-  /**
-   * A person's address and wishes (channels, digest interval, quiet
-   * hours); null: do not notify them. Default: every channel, at once,
-   * no address (so no mail)
-   */
-  preferences?: (personId: string) => Preferences | null | Promise<Preferences | null>
-  /** The app's absolute URL, for links in mails and payloads (`https://app.example.com`) */
-  baseUrl?: string
-  /** How long a one-tap link works; default '72h' */
-  linkTtl?: Duration
-}
-
-/** What the HTTP side gives the notifier: the signed links and the inbox's URL */
-export type LinkMaker = {
-  links(row: ToolCall, personId: string): ReplyLink[]
-  inboxUrl: string | null
-}
-
-export class Notifier {
-  #config: NotificationsConfig
-  #make: ChannelContext['make']
-  #links: () => Promise<LinkMaker | null>
-  #pending: Promise<unknown> | null = null
-  #again = false
-
-  constructor(
-    config: NotificationsConfig,
-    make: ChannelContext['make'],
-    links: () => Promise<LinkMaker | null>
-  ) {
-    this.#config = config
-    this.#make = make
-    this.#links = links
+export function defineNotifier(notifier: Notifier): Notifier {
+  if (!notifier.name || typeof notifier.notify !== 'function') {
+    throw new Error(
+      'defineNotifier: give the notifier a name and a notify(notice, person) function'
+    )
   }
-
-  /**
-   * Sends every notice due at `now`; returns how many rows were told of.
-   */
-  async dispatch(now: DateTime = DateTime.now()): Promise<number> {
-    const maker = await this.#links()
-    return dispatchDue({
-      now,
-      channels: this.#config.channels,
-      preferences: this.#config.preferences ?? (() => ({})),
-      links: (row, person) => maker?.links(row, person) ?? [],
-      context: { inboxUrl: maker?.inboxUrl ?? null, make: this.#make },
-    })
-  }
-
-  /**
-   * Dispatches on the next tick (a row was just opened), once however
-   * many rows ask meanwhile.
-   */
-  soon(): void {
-    if (this.#pending) {
-      this.#again = true
-      return
-    }
-    this.#pending = new Promise((resolve) => setImmediate(resolve))
-      .then(() => this.dispatch())
-      .catch((error) => debug('notifications failed %O', error))
-      .finally(() => {
-        this.#pending = null
-        if (this.#again) {
-          this.#again = false
-          this.soon()
-        }
-      })
-  }
-
-  /** Resolves once the dispatches started so far are done (tests, shutdown) */
-  async idle(): Promise<void> {
-    while (this.#pending) await this.#pending
-  }
+  return notifier
 }

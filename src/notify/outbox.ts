@@ -5,7 +5,7 @@
  * the write lock on SQLite), holds those of people who want a digest or
  * are in their quiet hours until then, and claims the rest (`sent_at`):
  * two dispatchers never claim one notice, so nobody gets a mail twice
- * from two processes. Delivery follows the commit; a channel that fails
+ * from two processes. Delivery follows the commit; a notifier that fails
  * gives its notices back (`sent_at` cleared, due again after a backoff),
  * up to a few attempts. A process killed between the claim and the send
  * loses those notices: a notice is at most once, the row stays in the
@@ -19,17 +19,17 @@ import { ToolCall } from '../persistence/models/tool_call.ts'
 import { batchTransaction, hasRowLocks } from '../persistence/batch_transaction.ts'
 import { preparedColumns, readRows } from '../persistence/prepared_columns.ts'
 import { ladderNote } from '../governance/ladder.ts'
-import type { Channel, ChannelContext, Recipient, ReplyLink, RowNotice } from './channel.ts'
+import type { Notifier, NotifierContext, Recipient, ReplyLink, RowNotice } from './notifier.ts'
 import { heldUntil, quietUntil, type Preferences } from './schedule.ts'
 import debug from '../debug.ts'
 
 export type OutboxOptions = {
   now: DateTime
-  channels: Channel[]
+  notifiers: Notifier[]
   preferences: (personId: string) => Preferences | null | Promise<Preferences | null>
   /** The signed reply links of a row for a person (the HTTP side makes them) */
   links: (row: ToolCall, personId: string) => ReplyLink[]
-  context: ChannelContext
+  context: NotifierContext
   /** Deliveries a notice gets before it is given up; default 5 */
   attempts?: number
 }
@@ -120,8 +120,8 @@ async function claim(
 }
 
 /**
- * Delivers a claim through the person's channels: a digest, or a message
- * per row still pending. Gives the notices back when a channel fails.
+ * Delivers a claim through the person's notifiers: a digest, or a message
+ * per row still pending. Gives the notices back when a notifier fails.
  */
 async function deliver(item: Claim, options: OutboxOptions): Promise<number> {
   const rowIds = [...new Set(item.entries.map((entry) => entry.rowId))]
@@ -135,19 +135,19 @@ async function deliver(item: Claim, options: OutboxOptions): Promise<number> {
     return [{ id: entry.id, row, reason: entry.reason, links, note: ladderNote(row, options.now) }]
   })
   if (notices.length === 0) return 0
-  const named = item.prefs.channels
-  const channels = options.channels.filter((channel) => !named || named.includes(channel.name))
+  const named = item.prefs.notifiers
+  const notifiers = options.notifiers.filter((notifier) => !named || named.includes(notifier.name))
   try {
-    for (const channel of channels) {
+    for (const notifier of notifiers) {
       const personal = (notice: RowNotice) => ({
         ...notice,
-        links: channel.render?.(notice, item.person) ?? notice.links,
+        links: notifier.render?.(notice, item.person) ?? notice.links,
       })
-      if (item.digest && channel.digest) {
-        await channel.digest(notices.map(personal), item.person, options.context)
+      if (item.digest && notifier.digest) {
+        await notifier.digest(notices.map(personal), item.person, options.context)
       } else {
         for (const notice of notices)
-          await channel.notify(personal(notice), item.person, options.context)
+          await notifier.notify(personal(notice), item.person, options.context)
       }
     }
     debug('notified %s of %d rows', item.person.id, notices.length)

@@ -14,14 +14,14 @@ export type QuietHours = { from: string; to: string; zone?: string }
  * @example
  * preferences: async (id) => {
  *   const user = await User.findOrFail(id)
- *   return { email: user.email, channels: ['mail'], digest: 30, quietHours: { from: '22:00', to: '07:00', zone: 'Europe/Paris' } }
+ *   return { email: user.email, notifiers: ['mail'], digest: 30, quietHours: { from: '22:00', to: '07:00', zone: 'Europe/Paris' } }
  * }
  */
 export type Preferences = {
   email?: string | null
   name?: string | null
-  /** The channels (by name) that tell this person; default: all configured */
-  channels?: string[]
+  /** The notifiers (by name) that tell this person; default: all configured */
+  notifiers?: string[]
   /** Minutes: one digest per interval instead of a message per row */
   digest?: number
   quietHours?: QuietHours

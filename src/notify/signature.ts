@@ -1,5 +1,5 @@
 /*
- * The webhook channel's signature, pure: `t=<unix seconds>,v1=<hex>`, an
+ * The webhook notifier's signature, pure: `t=<unix seconds>,v1=<hex>`, an
  * HMAC-SHA256 of `<t>.<delivery id>.<body>` with the shared secret, in the
  * Stripe style. The delivery id (its own header) is signed with the body,
  * so a receiver that remembers the ids it handled turns away a replay

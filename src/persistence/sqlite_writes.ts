@@ -31,7 +31,7 @@ export type SqliteWriter = {
   run(sql: string, bindings: unknown[]): number
 }
 
-export const sqlChannel = diagnostics.channel('adonis-agent-inbox:sql')
+export const sqlDiagnostics = diagnostics.channel('adonis-agent-inbox:sql')
 
 const prepared = new WeakMap<Connection, Map<string, Statement>>()
 
@@ -57,7 +57,7 @@ function binding(value: unknown): unknown {
 }
 
 function runOn(connection: Connection, sql: string, bindings: unknown[] = []): number {
-  if (sqlChannel.hasSubscribers) sqlChannel.publish({ sql })
+  if (sqlDiagnostics.hasSubscribers) sqlDiagnostics.publish({ sql })
   return statementOf(connection, sql).run(...bindings.map(binding)).changes
 }
 
@@ -123,7 +123,7 @@ async function sqliteAll(client: QueryClientContract, query: KnexQuery): Promise
   const pool = client.getWriteClient().client
   const connection = (await pool.acquireConnection()) as Connection
   try {
-    if (sqlChannel.hasSubscribers) sqlChannel.publish({ sql })
+    if (sqlDiagnostics.hasSubscribers) sqlDiagnostics.publish({ sql })
     return statementOf(connection, sql).all(...bindings.map(binding))
   } finally {
     await pool.releaseConnection(connection)

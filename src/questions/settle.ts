@@ -47,10 +47,10 @@ export type Wait =
 /**
  * What happens to a wait nobody answered in time (docs/design.md §6.6).
  */
-export type ExpiryPolicy = 'defaults' | 'reject' | 'cancel'
+export type ExpiryRule = 'defaults' | 'reject' | 'cancel'
 
 /**
- * Appended to clamped free text, so the model and the audit trail see the
+ * Appended to clamped free text, so the model and the run record see the
  * cut.
  */
 export const TRUNCATION_MARK = '… [truncated]'
@@ -227,12 +227,12 @@ export function settleReply(wait: Wait, reply: Reply, ctx: SettleContext): Outco
 }
 
 /**
- * Settles a wait nobody answered in time, by policy:
+ * Settles a wait nobody answered in time, by its expiry rule:
  *  - question set, `defaults`: all defaults, `expired`; the model is told
  *    nobody answered;
  *  - question set, `reject` or `cancel`: the same defaults, `expired` and
  *    `skipped` (cancelling the run is the caller's job);
- *  - approval, any policy: not approved, `expired`, reason
+ *  - approval, any expiry rule: not approved, `expired`, reason
  *    `EXPIRED_REASON`. A risky action is never approved by a clock.
  *
  * @example
@@ -241,7 +241,7 @@ export function settleReply(wait: Wait, reply: Reply, ctx: SettleContext): Outco
  */
 export function settleExpired(
   wait: Wait,
-  policy: ExpiryPolicy,
+  rule: ExpiryRule,
   ctx: Omit<SettleContext, 'expired'>
 ): Outcome {
   if (wait.kind === 'approval') {
@@ -252,7 +252,7 @@ export function settleExpired(
   }
   return settleQuestionSet(
     wait.set,
-    { answers: {}, skip: policy !== 'defaults' },
+    { answers: {}, skip: rule !== 'defaults' },
     { ...ctx, expired: true }
   )
 }

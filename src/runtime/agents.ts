@@ -20,7 +20,7 @@ import debug from '../debug.ts'
 import type { AgentDefinition } from './define_agent.ts'
 import { strandedRuns, waitingWithNothingPending } from './stranded.ts'
 import { InlineExecutor, type ExecutorLogger, type RunExecutor } from './executor.ts'
-import { auditTrail } from './journal.ts'
+import { runRecord } from './journal.ts'
 import { editedArgsValidator, inputSchemaOf } from './edited_args.ts'
 import { listRuns, type RunQuery } from './run_list.ts'
 import { RunDriver, type RunDriverOptions } from './run_driver.ts'
@@ -146,19 +146,19 @@ export class Agents {
   }
 
   /**
-   * A run with its audit trail (journal.ts `auditTrail`).
+   * A run record: the run, its rows in order, its journal and its effects (journal.ts `runRecord`).
    */
-  async transcript(id: string) {
+  async runRecord(id: string) {
     const run = await AgentRun.find(id)
     if (!run) throw new E_NOT_FOUND([`No run ${id}`])
-    return { run, ...(await auditTrail(id)) }
+    return { run, ...(await runRecord(id)) }
   }
 
   /**
    * Cancels a run: its pending rows become `cancelled`, so late replies get
    * E_CANCELLED. Finished runs are left as they are. The run and its rows
    * change in one transaction, the run locked first, as the expiry sweep's
-   * `cancel` policy does it (src/inbox/expiry.ts).
+   * `cancel` rule does it (src/inbox/expiry.ts).
    */
   async cancel(id: string): Promise<AgentRun> {
     const run = await AgentRun.find(id)
@@ -171,7 +171,7 @@ export class Agents {
 
   /**
    * Replays a failed run from its input as a new attempt. Earlier rows stay
-   * as the audit trail, and feed answer memory: a question asked again with
+   * as the run record, and feed answer memory: a question asked again with
    * the same words gets its earlier answer without asking (docs/design.md §4.5).
    * Throws `E_NOT_RETRYABLE` (409) for a run that is not `failed`.
    */
@@ -211,8 +211,8 @@ export class Agents {
   }
 
   /**
-   * Settles expired rows by their policy in set-based batches, a run of the
-   * `cancel` policy cancelled in the same transaction as its row, and emits
+   * Settles expired rows by their expiry rule in set-based batches, a run of the
+   * `cancel` rule cancelled in the same transaction as its row, and emits
    * `agents:row:settled` per row and `agents:run:cancelled` per run after
    * each batch commits. Returns how many rows expired.
    *
@@ -290,9 +290,9 @@ export class Agents {
   }
 
   /**
-   * Rows settled by their expiry policy, by a sweep's batch or a late
+   * Rows settled by their expiry rule, by a sweep's batch or a late
    * reply, once committed: every row is announced, every run the `cancel`
-   * policy cancelled too, and with `resume` the other runs (unless
+   * rule cancelled too, and with `resume` the other runs (unless
    * finished) are resumed through the executor. Returns the runs resumed.
    */
   async #expired(batch: ExpiryBatch, resume: boolean): Promise<string[]> {

@@ -7,7 +7,7 @@
 import type { generateText, LanguageModel } from 'ai'
 import { E_RESERVED_TOOL_NAME } from '../errors.ts'
 import { ASK_TOOL_NAME } from '../questions/ask_tool.ts'
-import type { ExpiryPolicy } from '../questions/settle.ts'
+import type { ExpiryRule } from '../questions/settle.ts'
 import type { QuestionLimits, QuestionSet } from '../questions/types.ts'
 import { resolveLimits } from '../questions/values.ts'
 import type { ToolDefinition } from './define_tool.ts'
@@ -28,7 +28,7 @@ export type Intake =
 export type ExpiryOptions = {
   /** Milliseconds a row may stay pending; none by default */
   ttl?: number
-  onExpiry?: ExpiryPolicy
+  onExpiry?: ExpiryRule
   /** Steps before the expiry: remind, reassign (docs/design.md §7.7) */
   ladder?: LadderStep[]
 }
@@ -80,7 +80,7 @@ export type AgentDefinition = {
   limits: QuestionLimits
   providerOptions?: ProviderOptions
   maxSteps: number
-  expiry: { ttl?: number; onExpiry: ExpiryPolicy; ladder?: LadderStep[] }
+  expiry: { ttl?: number; onExpiry: ExpiryRule; ladder?: LadderStep[] }
   mcp: McpServerConfig[]
 }
 

@@ -74,10 +74,10 @@ export function journalRows(runId: string): Promise<JournalRow[]> {
 }
 
 /**
- * A run's audit trail: every row in order, its journal, and the effects
+ * A run's record: every row in order, its journal, and the effects
  * its transactional actions asked for (by row, in order).
  */
-export async function auditTrail(runId: string) {
+export async function runRecord(runId: string) {
   const rows = await ToolCall.query().where('run_id', runId).orderBy('sequence', 'asc')
   const journal = await journalRows(runId)
   const effects = await AgentEffect.query()
@@ -91,7 +91,7 @@ export async function auditTrail(runId: string) {
  * The longest tool-call id stored as the model sent it. A model may send
  * an id of any length; the columns that hold one (a row's `tool_call_id`,
  * a journal key) are bounded, so a longer id is stored as its digest. The
- * journal's payloads keep the id as sent, for the transcript.
+ * journal's payloads keep the id as sent, for the conversation.
  */
 const MAX_STORED_ID = 80
 

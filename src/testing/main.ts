@@ -35,4 +35,4 @@ export {
   type TestAgentsOptions,
 } from './runtime.ts'
 export { agentAssertions } from './assertions.ts'
-export { autoReply, type AutoAnswerPolicy } from '../inbox/auto_answer.ts'
+export { autoReply, type AutoAnswerRule } from '../inbox/auto_answer.ts'

@@ -6,7 +6,7 @@ import type { AgentEvents } from '../events.ts'
 import type { InboxAccess } from '../http/access.ts'
 import type { Inbox } from '../inbox/inbox.ts'
 import type { Agents } from '../runtime/agents.ts'
-import type { Notifier } from '../notify/notifier.ts'
+import type { NotificationDispatcher } from '../notify/dispatcher.ts'
 
 declare module '@adonisjs/core/types' {
   interface ContainerBindings {
@@ -15,7 +15,7 @@ declare module '@adonisjs/core/types' {
     /** Who may see and settle rows over HTTP: the config's `inbox` hooks over the defaults */
     'agents.access': InboxAccess
     /** Sends notices (docs/design.md §7.7); null when `notifications` is not configured */
-    'agents.notifier': Notifier | null
+    'agents.notifications': NotificationDispatcher | null
   }
   interface EventsList extends AgentEvents {}
 }

@@ -12,7 +12,7 @@ import type { ExecutorLogger, RunExecutor } from '../runtime/executor.ts'
 import type { InboxAccess } from '../http/access.ts'
 import type { LiveOptions } from '../http/live.ts'
 import type { ApprovalsConfig } from '../governance/policy.ts'
-import type { NotificationsConfig } from '../notify/notifier.ts'
+import type { NotificationsConfig } from '../notify/dispatcher.ts'
 
 export type * from '../questions/types.ts'
 export type {
@@ -69,7 +69,7 @@ export type AgentInboxConfig = {
   executor?: 'inline' | 'queue' | ExecutorFactory
   /**
    * Tell people about the rows waiting for them (docs/design.md §7.7):
-   * channels (`mailChannel`, `webhookChannel`, `defineChannel`), each
+   * notifiers (`mailNotifier`, `webhookNotifier`, `defineNotifier`), each
    * person's preferences, and the app's URL for the links in mails
    */
   notifications?: NotificationsConfig
@@ -158,8 +158,8 @@ export type { QuorumOptions, QuorumSpec, ApproverRef } from '../governance/quoru
 export type { GrantChoice, Duration } from '../governance/grant_rules.ts'
 export type { LadderStep } from '../governance/ladder.ts'
 export type {
-  Channel,
-  ChannelContext,
+  Notifier,
+  NotifierContext,
   NotificationsConfig,
   Preferences,
   QuietHours,

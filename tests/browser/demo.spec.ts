@@ -2,7 +2,7 @@
  * The README's main command, as a newcomer runs it: `npm run demo` serves
  * the inbox on SQLite and starts a run; a person answers its intake form,
  * changes one pre-picked default of its question, approves its action in
- * the browser, and the demo prints the completed run's transcript with
+ * the browser, and the demo prints the completed run's record with
  * those answers. The demo always runs on SQLite, whatever DB the suite uses.
  */
 
@@ -86,7 +86,7 @@ test.group(`Demo | ${dbName()}`, (group) => {
     ).catch((error) => {
       throw new Error(`${error.message}\n${output}`)
     })
-    // The transcript the demo printed shows what each reply sent the run
+    // The run record the demo printed shows what each reply sent the run
     assert.include(output, 'Public API')
     assert.include(output, 'Everyone at once')
     assert.include(output, '2030-01-15')

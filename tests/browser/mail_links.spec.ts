@@ -109,7 +109,7 @@ test.group(`Mail links | ${dbName()}`, (group) => {
     const row = await app.openApproval('ada', 'Renew the certificate')
     await app.smtp.received(1)
     const router = await app.app.container.make('router')
-    const short = linkMaker(router, { channels: [], baseUrl: app.baseUrl, linkTtl: 1 })!
+    const short = linkMaker(router, { notifiers: [], baseUrl: app.baseUrl, linkTtl: 1 })!
     const [approve] = short.links(row, 'ada')
     await new Promise((resolve) => setTimeout(resolve, 50))
     const session = await browser.newContext()

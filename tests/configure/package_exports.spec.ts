@@ -22,9 +22,9 @@ test.group('Package exports', () => {
       'policy',
       'viewDigest',
       'registerInboxRoutes',
-      'defineChannel',
-      'mailChannel',
-      'webhookChannel',
+      'defineNotifier',
+      'mailNotifier',
+      'webhookNotifier',
       'verifyWebhook',
       'SIGNATURE_HEADER',
     ])

@@ -15,7 +15,7 @@ import { DateTime } from 'luxon'
 import { AgentRun } from '../../src/persistence/models/agent_run.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import { preparedColumns } from '../../src/persistence/prepared_columns.ts'
-import type { ExpiryPolicy } from '../../src/questions/settle.ts'
+import type { ExpiryRule } from '../../src/questions/settle.ts'
 import type { QuestionSet } from '../../src/questions/types.ts'
 import { aceEnv } from './ace.ts'
 
@@ -24,7 +24,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 export type SeedOptions = {
   /** When the rows expire; an hour ago by default */
   expiresAt?: DateTime
-  policies?: ExpiryPolicy[]
+  policies?: ExpiryRule[]
   /** Distinct question sets among the rows */
   variants?: number
   /** The agent the runs name; `deployer` by default */
@@ -61,7 +61,7 @@ export async function seedExpiring(count: number, options: SeedOptions = {}) {
   const policies = options.policies ?? ['defaults']
   const variants = Math.max(1, options.variants ?? 1)
   const now = DateTime.now()
-  const seeded: { id: string; runId: string; policy: ExpiryPolicy }[] = []
+  const seeded: { id: string; runId: string; policy: ExpiryRule }[] = []
   for (let start = 0; start < count; start += CHUNK) {
     const runs: Record<string, unknown>[] = []
     const rows: Record<string, unknown>[] = []

@@ -9,8 +9,8 @@
 import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { defineConfig } from '../../src/define_config.ts'
-import { mailChannel } from '../../src/notify/mail_channel.ts'
-import { webhookChannel } from '../../src/notify/webhook_channel.ts'
+import { mailNotifier } from '../../src/notify/mail_notifier.ts'
+import { webhookNotifier } from '../../src/notify/webhook_notifier.ts'
 import type { Preferences } from '../../src/notify/schedule.ts'
 import type { LadderStep } from '../../src/governance/ladder.ts'
 import { createHttpApp } from './http.ts'
@@ -57,21 +57,21 @@ export async function createNotifyingApp() {
     config: { mail: mailConfig(smtp.port) },
     agents: defineConfig({
       notifications: {
-        channels: [mailChannel(), webhookChannel({ url: webhook.url, secret: WEBHOOK_SECRET })],
+        notifiers: [mailNotifier(), webhookNotifier({ url: webhook.url, secret: WEBHOOK_SECRET })],
         baseUrl: `http://127.0.0.1:${port}`,
         preferences: (id) => (id in people ? people[id] : { email: `${id}@example.test` }),
       },
     }),
   })
   const agents = await testApp.app.container.make('agents.runtime')
-  const notifier = (await testApp.app.container.make('agents.notifier'))!
+  const notifications = (await testApp.app.container.make('agents.notifications'))!
   return {
     ...testApp,
     smtp,
     webhook,
     people,
     agents,
-    notifier,
+    notifications,
     /** An approval waiting for `owner`, opened outside any run */
     openApproval(owner: string, summary = 'Deploy main', ladder?: LadderStep[]) {
       return agents.inbox.open(

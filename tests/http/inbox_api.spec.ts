@@ -345,7 +345,7 @@ test.group(`Inbox API | ${dbName()}`, (group) => {
     assert.equal(toCancelled.body().errors[0].code, 'E_CANCELLED')
   })
 
-  test('a row detail carries its run transcript; settled rows are listed newest first', async ({
+  test('a row detail carries its run record; settled rows are listed newest first', async ({
     client,
     assert,
   }) => {

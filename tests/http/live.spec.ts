@@ -245,7 +245,9 @@ test.group(`Live updates | lifecycle | ${dbName()}`, () => {
     for (const event of RUN_STATUS_EVENTS) assert.equal(emitter.listenerCount(event), 0, event)
   })
 
-  test('live: false broadcasts nothing and leaves the channels to the app', async ({ assert }) => {
+  test('live: false broadcasts nothing and leaves the Transmit channels to the app', async ({
+    assert,
+  }) => {
     const testApp = await createTestApp({ ...withTransmit, agents: agentsConfig(false) })
     try {
       const transmit = await testApp.app.container.make('transmit')

@@ -15,7 +15,7 @@ import { mailLinks } from '../helpers/smtp.ts'
 import { Notification } from '../../src/persistence/models/notification.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import { DELIVERY_HEADER, SIGNATURE_HEADER, verifyWebhook } from '../../src/notify/signature.ts'
-import { webhookChannel } from '../../src/notify/webhook_channel.ts'
+import { webhookNotifier } from '../../src/notify/webhook_notifier.ts'
 import { errors } from '../../index.ts'
 import { quietUntil } from '../../src/notify/schedule.ts'
 import { rowCard } from '../../src/http/cards.ts'
@@ -27,7 +27,7 @@ test.group(`Notifications | ${dbName()}`, (group) => {
     return () => app.terminate()
   })
   group.each.setup(async () => {
-    await app.notifier.idle()
+    await app.notifications.idle()
     await ToolCall.query().delete()
     app.smtp.mails.length = 0
     app.webhook.posts.length = 0
@@ -41,9 +41,9 @@ test.group(`Notifications | ${dbName()}`, (group) => {
     app.people.dave = { email: 'dave@example.test', name: 'Dave', digest: 30 }
     for (let index = 1; index <= 10; index++)
       await app.openApproval('dave', `Deploy build ${index}`)
-    await app.notifier.idle()
+    await app.notifications.idle()
     // Within the interval: held, nothing sent
-    await app.notifier.dispatch(DateTime.now().plus({ minutes: 10 }))
+    await app.notifications.dispatch(DateTime.now().plus({ minutes: 10 }))
     assert.lengthOf(app.smtp.mails, 0)
     const held = await Notification.query().where('person_id', 'dave')
     assert.lengthOf(held, 10)
@@ -51,7 +51,10 @@ test.group(`Notifications | ${dbName()}`, (group) => {
 
     // The interval ends: two dispatchers at once send one mail
     const end = DateTime.now().plus({ minutes: 31 })
-    const counts = await Promise.all([app.notifier.dispatch(end), app.notifier.dispatch(end)])
+    const counts = await Promise.all([
+      app.notifications.dispatch(end),
+      app.notifications.dispatch(end),
+    ])
     assert.equal(counts[0] + counts[1], 10)
     const [mail] = await app.smtp.received(1)
     await new Promise((resolve) => setTimeout(resolve, 200))
@@ -59,7 +62,7 @@ test.group(`Notifications | ${dbName()}`, (group) => {
     assert.equal(mail.subject, '10 items wait for you in the inbox')
     for (let index = 1; index <= 10; index++) assert.include(mail.text!, `Deploy build ${index}`)
     assert.lengthOf(mailLinks(mail).Approve, 10)
-    await app.notifier.dispatch(end.plus({ hours: 1 }))
+    await app.notifications.dispatch(end.plus({ hours: 1 }))
     assert.lengthOf(app.smtp.mails, 1)
   })
 
@@ -69,12 +72,12 @@ test.group(`Notifications | ${dbName()}`, (group) => {
     const to = now.plus({ hours: 2 }).toFormat('HH:mm')
     app.people.nina = { email: 'nina@example.test', quietHours: { from, to, zone: 'UTC' } }
     await app.openApproval('nina', 'Restart the cache')
-    await app.notifier.idle()
-    await app.notifier.dispatch()
+    await app.notifications.idle()
+    await app.notifications.dispatch()
     assert.lengthOf(app.smtp.mails, 0)
     const [entry] = await Notification.query().where('person_id', 'nina')
     assert.isTrue(entry.held)
-    await app.notifier.dispatch(entry.dueAt.plus({ minutes: 1 }))
+    await app.notifications.dispatch(entry.dueAt.plus({ minutes: 1 }))
     await app.smtp.received(1)
     assert.equal(app.smtp.to('nina@example.test').length, 1)
 
@@ -95,7 +98,7 @@ test.group(`Notifications | ${dbName()}`, (group) => {
 
     const remindAt = opened.plus({ hours: 1, minutes: 1 })
     await app.agents.sweep({ now: remindAt, resume: false })
-    await app.notifier.dispatch(remindAt)
+    await app.notifications.dispatch(remindAt)
     const [, reminder] = await app.smtp.received(2)
     assert.include(reminder.subject, 'still waits for you')
     assert.include(reminder.text!, 'reminded 1 min ago; escalates to @oncall in 3 h')
@@ -108,7 +111,7 @@ test.group(`Notifications | ${dbName()}`, (group) => {
 
     const reassignAt = opened.plus({ hours: 4, minutes: 1 })
     await app.agents.sweep({ now: reassignAt, resume: false })
-    await app.notifier.dispatch(reassignAt)
+    await app.notifications.dispatch(reassignAt)
     await app.smtp.received(4)
     const [handed] = app.smtp.to('olga@example.test')
     assert.include(handed.subject, 'was handed to you')
@@ -121,9 +124,9 @@ test.group(`Notifications | ${dbName()}`, (group) => {
   })
 
   test('the webhook posts signed JSON a bot settles the row with', async ({ assert }) => {
-    app.people.bot = { channels: ['webhook'], name: 'Ops bot' }
+    app.people.bot = { notifiers: ['webhook'], name: 'Ops bot' }
     const row = await app.openApproval('bot', 'Purge the CDN')
-    await app.notifier.idle()
+    await app.notifications.idle()
     assert.lengthOf(app.smtp.mails, 0)
     assert.lengthOf(app.webhook.posts, 1)
     const [post] = app.webhook.posts
@@ -155,10 +158,10 @@ test.group(`Notifications | ${dbName()}`, (group) => {
   test('a webhook delivery has an id the signature covers, the same on its retry, to deduplicate on', async ({
     assert,
   }) => {
-    app.people.bot = { channels: ['webhook'] }
+    app.people.bot = { notifiers: ['webhook'] }
     app.webhook.failures = 1
     const row = await app.openApproval('bot', 'Rotate the keys')
-    await app.notifier.idle()
+    await app.notifications.idle()
     // The receiver was down: the notice is given back, due again in a minute
     assert.deepEqual(
       app.webhook.posts.map((post) => post.status),
@@ -166,7 +169,7 @@ test.group(`Notifications | ${dbName()}`, (group) => {
     )
     const [notice] = await Notification.query().where('row_id', row.id)
     assert.equal(notice.attempts, 1)
-    await app.notifier.dispatch(notice.dueAt.plus({ seconds: 1 }))
+    await app.notifications.dispatch(notice.dueAt.plus({ seconds: 1 }))
     assert.deepEqual(
       app.webhook.posts.map((post) => post.status),
       [503, 200]
@@ -203,14 +206,14 @@ test.group(`Notifications | ${dbName()}`, (group) => {
     assert.equal(receive(retried, sentAt + 301), 'refused')
 
     // A digest is one delivery of its notices, with one id, kept on its retry
-    app.people.dora = { channels: ['webhook'], digest: 30 }
+    app.people.dora = { notifiers: ['webhook'], digest: 30 }
     await app.openApproval('dora', 'Deploy build 1')
     await app.openApproval('dora', 'Deploy build 2')
-    await app.notifier.idle()
+    await app.notifications.idle()
     app.webhook.failures = 1
     const end = DateTime.now().plus({ minutes: 31 })
-    await app.notifier.dispatch(end)
-    await app.notifier.dispatch(end.plus({ minutes: 2 }))
+    await app.notifications.dispatch(end)
+    await app.notifications.dispatch(end.plus({ minutes: 2 }))
     const digests = app.webhook.posts.slice(2)
     assert.deepEqual(
       digests.map((post) => post.status),
@@ -225,11 +228,11 @@ test.group(`Notifications | ${dbName()}`, (group) => {
   test('an empty or blank webhook secret is refused at config time', ({ assert }) => {
     for (const secret of ['', '   ', undefined as unknown as string]) {
       assert.throws(
-        () => webhookChannel({ url: 'https://bot.example/hook', secret }),
+        () => webhookNotifier({ url: 'https://bot.example/hook', secret }),
         /empty secret/
       )
       try {
-        webhookChannel({ url: 'https://bot.example/hook', secret })
+        webhookNotifier({ url: 'https://bot.example/hook', secret })
       } catch (error) {
         assert.instanceOf(error, errors.E_EMPTY_WEBHOOK_SECRET)
         assert.equal((error as { code: string }).code, 'E_EMPTY_WEBHOOK_SECRET')

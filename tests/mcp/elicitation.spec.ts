@@ -746,7 +746,7 @@ test.group('MCP elicitation | outcome to result', () => {
     assert.deepEqual(elicitationResultFromOutcome(SIMPLE_TEXT, null), { action: 'cancel' })
   })
 
-  test('expiry cancels, whatever the expiry policy settled', ({ assert }) => {
+  test('expiry cancels, whatever the expiry rule settled', ({ assert }) => {
     const set = questionSetFromElicitation(SPEC_2025_11_25)
     const onDefaults = settleQuestionSet(set, { answers: {} }, { ...ctx, expired: true })
     const onReject = settleQuestionSet(set, { answers: {}, skip: true }, { ...ctx, expired: true })

@@ -9,7 +9,7 @@
 import { test } from '@japa/runner'
 import type { Database } from '@adonisjs/lucid/database'
 import { createTestApp, dbName } from '../helpers/database.ts'
-import { insertRows, sqlChannel, sqliteWrite } from '../../src/persistence/sqlite_writes.ts'
+import { insertRows, sqlDiagnostics, sqliteWrite } from '../../src/persistence/sqlite_writes.ts'
 
 if (dbName() === 'sqlite') {
   test.group('SQLite writes on the driver', (group) => {
@@ -39,7 +39,7 @@ if (dbName() === 'sqlite') {
     }) => {
       const seen: string[] = []
       const listen = (message: unknown) => seen.push((message as { sql: string }).sql)
-      sqlChannel.subscribe(listen)
+      sqlDiagnostics.subscribe(listen)
       try {
         await sqliteWrite(client(), (writer) =>
           insertRows(writer, 'driver_writes_probe', [
@@ -49,7 +49,7 @@ if (dbName() === 'sqlite') {
           ])
         )
       } finally {
-        sqlChannel.unsubscribe(listen)
+        sqlDiagnostics.unsubscribe(listen)
       }
       assert.deepEqual(await labels(), ['a', 'b', 'c'])
       const flags = await db.from('driver_writes_probe').orderBy('id').select('flag')

@@ -360,7 +360,7 @@ test.group('Settle | settleReply', () => {
   })
 })
 
-test.group('Settle | expiry policies', () => {
+test.group('Settle | expiry rules', () => {
   const expiry = { answeredBy: null, answeredVia: 'expiry' } as const
 
   test('question set, defaults: all defaults, expired, not skipped', ({ assert }) => {

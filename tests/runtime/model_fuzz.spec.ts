@@ -56,7 +56,7 @@ function setup(scripts: LanguageModelV4Content[][][]) {
     },
   })
   const logged: unknown[] = []
-  // One agent per expiry policy, so expired rows take every path
+  // One agent per expiry rule, so expired rows take every path
   const agents = createAgents({
     agents: POLICIES.map((onExpiry) =>
       defineAgent({

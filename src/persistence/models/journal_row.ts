@@ -2,7 +2,7 @@
  * One entry of the run journal: each model response and tool result,
  * written before the run acts on it (docs/design.md §8.2). Keys are unique per run,
  * so writing the same entry twice fails loudly instead of forking the
- * history. Reading and appending live in src/runtime/journal.ts.
+ * journal. Reading and appending live in src/runtime/journal.ts.
  */
 
 import { type DateTime } from 'luxon'

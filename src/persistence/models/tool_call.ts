@@ -1,5 +1,5 @@
 /*
- * Every tool call of a run is a row: the audit trail, and the wait. Rows
+ * Every tool call of a run is a row: its record, and the wait. Rows
  * that need a person (`action`, `ask`, `intake`) start `pending` and are
  * settled once, by a conditional update (see src/inbox/row_settler.ts).
  */
@@ -9,7 +9,7 @@ import { type DateTime } from 'luxon'
 import { BaseModel, beforeCreate, column } from '@adonisjs/lucid/orm'
 import { jsonColumn } from '../json_column.ts'
 import type { AnsweredVia, Outcome, Reply } from '../../questions/types.ts'
-import type { ExpiryPolicy } from '../../questions/settle.ts'
+import type { ExpiryRule } from '../../questions/settle.ts'
 import type { LadderState } from '../../governance/ladder.ts'
 
 /**
@@ -51,7 +51,7 @@ export class ToolCall extends BaseModel {
   @column()
   declare attempt: number
 
-  /** The id the model gave the call, to answer it in the transcript */
+  /** The id the model gave the call, to answer it in the conversation */
   @column()
   declare toolCallId: string | null
 
@@ -137,7 +137,7 @@ export class ToolCall extends BaseModel {
   declare expiresAt: DateTime | null
 
   @column()
-  declare onExpiry: ExpiryPolicy
+  declare onExpiry: ExpiryRule
 
   /** The escalation ladder's steps before expiry (docs/design.md §7.7), with when each ran */
   @jsonColumn()

@@ -1,6 +1,6 @@
 /*
  * A question card's state without React, so Node can test it: the state a
- * card starts from (the defaults that hold, as every channel takes them),
+ * card starts from (the defaults that hold, as every answer channel takes them),
  * how picks and typing change it, and the reply each button sends. The app
  * receives this file in inertia/agent_inbox/. At runtime it imports only
  * the package's browser-safe `adonis-agent-inbox/questions/client`.

@@ -4,7 +4,7 @@
  * person is busy (editing a card, a reply on its way).
  *
  * With `@adonisjs/transmit-client` installed in the app (and the server
- * broadcasting on the person's channel, `liveChannel` of the package), the
+ * broadcasting on the person's channel, `transmitChannel` of the package), the
  * page subscribes and reloads on every message, and stops polling.
  * Without it, nothing here fails: the page polls. Two ways to find the
  * client, neither of which breaks a build when it is absent:
@@ -17,7 +17,7 @@
  * inertia/agent_inbox/.
  */
 
-import { liveChannel } from 'adonis-agent-inbox/questions/client'
+import { transmitChannel } from 'adonis-agent-inbox/questions/client'
 
 /** How often (ms) a page looks for changes when the app passes no interval */
 export const DEFAULT_POLL_INTERVAL = 3000
@@ -60,7 +60,7 @@ async function loadTransmit(): Promise<TransmitModule | null> {
 }
 
 /**
- * Subscribes to `channel` through Transmit when the app has it, calling
+ * Subscribes to the Transmit channel `channel` when the app has it, calling
  * `onMessage` on every message and once more after a lost stream is back
  * (things may have changed meanwhile), and `onLive` with whether the
  * subscription is live (false while the stream is down). Returns what
@@ -88,7 +88,7 @@ function subscribe(
       if (!connected || stopped) return teardown()
       const subscription = transmit.subscription(channel)
       await subscription.create()
-      // A refused subscription (signed out, not this person's channel) does not throw
+      // A refused subscription (signed out, not this person's Transmit channel) does not throw
       if (!subscription.isCreated || stopped) return teardown()
       const off = subscription.onMessage((message) => onMessage(message))
       transmit.on('disconnected', () => onLive(false))
@@ -116,7 +116,7 @@ function subscribe(
 }
 
 export type LiveOptions = {
-  /** The signed-in person: their channel is `liveChannel(person)` */
+  /** The signed-in person: their channel is `transmitChannel(person)` */
   person: string
   /** Poll every this many ms without Transmit; 0 turns polling off */
   interval: number
@@ -189,7 +189,7 @@ export function startLive(options: LiveOptions) {
     else reload()
   }
 
-  const channel = liveChannel(options.person)
+  const channel = transmitChannel(options.person)
   const unsubscribe = channel
     ? subscribe(
         channel,

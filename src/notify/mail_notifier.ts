@@ -1,22 +1,22 @@
 /*
- * The mail channel (docs/design.md §7.7): a message per row, or a digest,
+ * The mail notifier (docs/design.md §7.7): a message per row, or a digest,
  * through the app's `@adonisjs/mail` (an optional peer: nothing of it is
  * imported, the mailer is resolved from the container when a mail goes
- * out, so an app without it boots, and one that names this channel
+ * out, so an app without it boots, and one that names this notifier
  * without it is told what to install).
  */
 
-import { defineChannel, type Recipient } from './channel.ts'
+import { defineNotifier, type Recipient } from './notifier.ts'
 import { digestMail, rowMail, type MailBody } from './mail_text.ts'
 
-export type MailChannelOptions = {
+export type MailNotifierOptions = {
   /** The sender; default: config/mail.ts's `from` */
   from?: string | { address: string; name?: string }
   /** A mailer of config/mail.ts other than its default */
   mailer?: string
 }
 
-/** The part of `@adonisjs/mail`'s message the channel writes */
+/** The part of `@adonisjs/mail`'s message the notifier writes */
 type MessageLike = {
   to(address: string, name?: string): MessageLike
   from(address: string, name?: string): MessageLike
@@ -32,14 +32,14 @@ type MailManagerLike = {
  * Mails people who have an `email` (the `preferences` hook gives it).
  *
  * @example
- * notifications: { channels: [mailChannel({ from: 'inbox@example.com' })], ... }
+ * notifications: { notifiers: [mailNotifier({ from: 'inbox@example.com' })], ... }
  */
-export function mailChannel(options: MailChannelOptions = {}) {
+export function mailNotifier(options: MailNotifierOptions = {}) {
   async function send(make: (binding: string) => Promise<any>, person: Recipient, body: MailBody) {
     if (!person.email) return
     const manager: MailManagerLike = await make('mail.manager').catch((error) => {
       throw new Error(
-        'The mail channel needs @adonisjs/mail: install and configure it with "node ace add @adonisjs/mail"',
+        'The mail notifier needs @adonisjs/mail: install and configure it with "node ace add @adonisjs/mail"',
         { cause: error }
       )
     })
@@ -50,7 +50,7 @@ export function mailChannel(options: MailChannelOptions = {}) {
       message.html(body.html).text(body.text)
     })
   }
-  return defineChannel({
+  return defineNotifier({
     name: 'mail',
     notify: (notice, person, context) =>
       send(context.make, person, rowMail(notice, person, context.inboxUrl)),

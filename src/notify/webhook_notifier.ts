@@ -1,5 +1,5 @@
 /*
- * The webhook channel (docs/design.md §7.7): POSTs a JSON payload per row
+ * The webhook notifier (docs/design.md §7.7): POSTs a JSON payload per row
  * (or per digest) to the app's URL, signed with a shared secret
  * (./signature.ts), so a Slack or Teams bot of the app's own can show it
  * and settle the row through the JSON API with the digest it names. Each
@@ -10,10 +10,10 @@
 import { createHash } from 'node:crypto'
 import { viewDigest } from '../governance/view.ts'
 import { E_EMPTY_WEBHOOK_SECRET } from '../errors.ts'
-import { defineChannel, type Recipient, type RowNotice } from './channel.ts'
+import { defineNotifier, type Recipient, type RowNotice } from './notifier.ts'
 import { DELIVERY_HEADER, SIGNATURE_HEADER, signWebhook } from './signature.ts'
 
-export type WebhookChannelOptions = {
+export type WebhookNotifierOptions = {
   url: string
   /** Shared with the receiver, which checks the signature (`verifyWebhook`) */
   secret: string
@@ -58,9 +58,9 @@ export function deliveryId(notices: { id: number }[]): string {
  * or blank (an unset env variable): anyone could sign deliveries with it.
  *
  * @example
- * webhookChannel({ url: env.get('INBOX_WEBHOOK_URL'), secret: env.get('INBOX_WEBHOOK_SECRET') })
+ * webhookNotifier({ url: env.get('INBOX_WEBHOOK_URL'), secret: env.get('INBOX_WEBHOOK_SECRET') })
  */
-export function webhookChannel(options: WebhookChannelOptions) {
+export function webhookNotifier(options: WebhookNotifierOptions) {
   if (typeof options.secret !== 'string' || options.secret.trim() === '') {
     throw new E_EMPTY_WEBHOOK_SECRET([String(options.url)])
   }
@@ -85,7 +85,7 @@ export function webhookChannel(options: WebhookChannelOptions) {
     })
     if (!response.ok) throw new Error(`webhook ${options.url} answered ${response.status}`)
   }
-  return defineChannel({
+  return defineNotifier({
     name: 'webhook',
     notify: (notice, person, context) => post(person, [notice], context.inboxUrl),
     digest: (notices, person, context) => post(person, notices, context.inboxUrl),
