@@ -314,10 +314,7 @@ export const E_EMPTY_WEBHOOK_SECRET = createError<[string]>(
   500
 )
 
-/**
- * `agents.retry` on a run that has not failed: only a failed run is replayed
- * (a finished run keeps its result, a live one is still being driven).
- */
+/** `agents.retry` on a run that has not failed: a finished run keeps its result, a live one is driven */
 export const E_NOT_RETRYABLE = createError<[string, string]>(
   'Run %s is %s, and only a failed run can be retried. Wait for a running or waiting run to finish, or start a new run',
   'E_NOT_RETRYABLE',
@@ -344,7 +341,5 @@ export const RUN_FAILURES = {
   mcp: 'E_MCP_SERVER',
 } as const
 
-/**
- * One of the codes in `RUN_FAILURES`.
- */
+/** One of the codes in `RUN_FAILURES` */
 export type RunFailureCode = (typeof RUN_FAILURES)[keyof typeof RUN_FAILURES]
