@@ -129,6 +129,23 @@ for (const framework of browserFrameworks()) {
       await screenshot(runPage, `${framework}-run.png`)
     })
 
+    test('the run page fits a phone on long unbroken model text', async ({ assert, cleanup }) => {
+      const { session, page } = await openInbox(suite, ADA)
+      cleanup(() => session.close())
+      await page.setViewportSize({ width: 390, height: 800 })
+      const long = `${'x'.repeat(400)} https://example.com/${'a'.repeat(300)}`
+      const run = await startRun(page, 'narrator', long)
+      await finishedRun(run.id)
+      await page.goto(`/inbox/runs/${run.id}`)
+      await page.locator('main[data-run-status="completed"]').waitFor()
+      await page.locator('li[data-entry="step"]').first().waitFor()
+      const { scrollWidth, innerWidth } = await page.evaluate(() => ({
+        scrollWidth: document.documentElement.scrollWidth,
+        innerWidth: window.innerWidth,
+      }))
+      assert.isAtMost(scrollWidth, innerWidth, 'the page scrolls sideways')
+    })
+
     test('a person sees only the runs the access hooks let them see', async ({
       assert,
       cleanup,
