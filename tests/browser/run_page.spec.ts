@@ -139,11 +139,29 @@ for (const framework of browserFrameworks()) {
       await page.goto(`/inbox/runs/${run.id}`)
       await page.locator('main[data-run-status="completed"]').waitFor()
       await page.locator('li[data-entry="step"]').first().waitFor()
-      const { scrollWidth, innerWidth } = await page.evaluate(() => ({
-        scrollWidth: document.documentElement.scrollWidth,
-        innerWidth: window.innerWidth,
+      const { scrollWidth, innerWidth } = await page.locator('html').evaluate((html) => ({
+        scrollWidth: html.scrollWidth,
+        innerWidth: html.ownerDocument.defaultView!.innerWidth,
       }))
       assert.isAtMost(scrollWidth, innerWidth, 'the page scrolls sideways')
+    })
+
+    test("the run page shows a pending question set's questions, read-only, with a link to answer", async ({
+      assert,
+      cleanup,
+    }) => {
+      const { session, page } = await openInbox(suite, ADA)
+      cleanup(() => session.close())
+      const run = await startRun(page, 'planner', 'Scaffold a service')
+      const asked = await pendingRow(run.id)
+      await page.goto(`/inbox/runs/${run.id}`)
+      const entry = page.locator(`li[data-row-id="${asked.id}"]`)
+      await entry.getByText(`Waiting for ${nameOf(ADA)}`).waitFor()
+      const shown = await entry.innerText()
+      assert.include(shown, 'Which database should it use? PostgreSQL (default) · MySQL · SQLite')
+      assert.include(shown, 'How many replicas? Default: 2')
+      assert.equal(await entry.locator('input, select, textarea, button').count(), 0)
+      await entry.getByRole('link', { name: 'Answer it in the inbox' }).waitFor()
     })
 
     test('a person sees only the runs the access hooks let them see', async ({
