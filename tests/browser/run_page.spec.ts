@@ -129,6 +129,41 @@ for (const framework of browserFrameworks()) {
       await screenshot(runPage, `${framework}-run.png`)
     })
 
+    test('the run page fits a phone on long unbroken model text', async ({ assert, cleanup }) => {
+      const { session, page } = await openInbox(suite, ADA)
+      cleanup(() => session.close())
+      await page.setViewportSize({ width: 390, height: 800 })
+      const long = `${'x'.repeat(400)} https://example.com/${'a'.repeat(300)}`
+      const run = await startRun(page, 'narrator', long)
+      await finishedRun(run.id)
+      await page.goto(`/inbox/runs/${run.id}`)
+      await page.locator('main[data-run-status="completed"]').waitFor()
+      await page.locator('li[data-entry="step"]').first().waitFor()
+      const { scrollWidth, innerWidth } = await page.locator('html').evaluate((html) => ({
+        scrollWidth: html.scrollWidth,
+        innerWidth: html.ownerDocument.defaultView!.innerWidth,
+      }))
+      assert.isAtMost(scrollWidth, innerWidth, 'the page scrolls sideways')
+    })
+
+    test("the run page shows a pending question set's questions, read-only, with a link to answer", async ({
+      assert,
+      cleanup,
+    }) => {
+      const { session, page } = await openInbox(suite, ADA)
+      cleanup(() => session.close())
+      const run = await startRun(page, 'planner', 'Scaffold a service')
+      const asked = await pendingRow(run.id)
+      await page.goto(`/inbox/runs/${run.id}`)
+      const entry = page.locator(`li[data-row-id="${asked.id}"]`)
+      await entry.getByText(`Waiting for ${nameOf(ADA)}`).waitFor()
+      const shown = await entry.innerText()
+      assert.include(shown, 'Which database should it use? PostgreSQL (default) · MySQL · SQLite')
+      assert.include(shown, 'How many replicas? Default: 2')
+      assert.equal(await entry.locator('input, select, textarea, button').count(), 0)
+      await entry.getByRole('link', { name: 'Answer it in the inbox' }).waitFor()
+    })
+
     test('a person sees only the runs the access hooks let them see', async ({
       assert,
       cleanup,

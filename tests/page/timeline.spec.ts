@@ -290,7 +290,11 @@ test.group('Run page | timeline words', () => {
       call({ ...questions, status: 'pending', settled: undefined }, {}),
       context
     )
-    assert.deepEqual(waiting.lines, ['Waiting for Ada Lovelace.'])
+    // ...and tells its questions read-only, the defaults marked
+    assert.deepEqual(waiting.lines, [
+      'Waiting for Ada Lovelace.',
+      'Which database? PostgreSQL (default) · MySQL',
+    ])
     assert.equal(waiting.pendingRowId, 'q1')
 
     const end = (fields: object) =>

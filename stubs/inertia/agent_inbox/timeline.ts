@@ -102,7 +102,36 @@ export function actionFacts(
   return facts
 }
 
-function callTitle(entry: Extract<TimelineEntry, { type: 'call' }>): string {
+/**
+ * A pending question set, read-only: each question's prompt with its
+ * options, the pre-picked defaults marked, so the run page tells what the
+ * agent waits for (the inbox answers it).
+ *
+ * @example
+ * pendingQuestionLines(card) // ['Which database? PostgreSQL (default) · MySQL', 'How many replicas? Default: 2']
+ */
+export function pendingQuestionLines(row: NonNullable<TimelineCall['row']>): string[] {
+  const set = row.questionSet
+  if (!set) return []
+  const lines = set.preamble ? [set.preamble] : []
+  for (const question of set.questions) {
+    const defaults = question.defaults ?? []
+    const choices = question.options?.map(
+      (option) => `${option.label}${defaults.includes(option.value) ? ' (default)' : ''}`
+    )
+    const offered = choices?.length
+      ? choices.join(' · ')
+      : defaults.length
+        ? `Default: ${defaults.join(', ')}`
+        : ''
+    lines.push(`${question.prompt} ${offered}`.trim())
+  }
+  return lines
+}
+
+type TimelineCall = Extract<TimelineEntry, { type: 'call' }>
+
+function callTitle(entry: TimelineCall): string {
   const kind = entry.row?.kind
   if (kind === 'intake') return 'Intake form'
   if (kind === 'ask') {
@@ -174,7 +203,7 @@ export function showEntry(
       }
       const lines: string[] = []
       if (row?.status === 'pending') {
-        lines.push(`Waiting for ${nameOf(people, owner)}.`)
+        lines.push(`Waiting for ${nameOf(people, owner)}.`, ...pendingQuestionLines(row))
       } else if (row?.settled) {
         lines.push(...outcomeLines(row))
         if (row.status !== 'auto') lines.push(`By ${settledWords(row.settled, people)}.`)
