@@ -78,6 +78,21 @@ export function inboxElicitationHandler(options: InboxElicitationOptions): Inbox
   const { inbox, server } = options
   const urlWaits: UrlWaits = new Map()
   const opened = new Set<string>()
+  /*
+   * A row is committed before its id reaches `opened`, so a withdrawal
+   * running beside an open would take this life's own row for a leftover:
+   * the withdrawal waits for the opens already under way, and opens that
+   * start meanwhile wait for it.
+   */
+  const opening = new Set<Promise<unknown>>()
+  let withdrawing: Promise<unknown> = Promise.resolve()
+  const track = <T>(work: () => Promise<T>): Promise<T> => {
+    const done = work()
+    opening.add(done)
+    const forget = () => opening.delete(done)
+    done.then(forget, forget)
+    return done
+  }
 
   const handler = async (request: { params: ElicitParams }, extra: { signal: AbortSignal }) => {
     const params = request.params
@@ -89,15 +104,17 @@ export function inboxElicitationHandler(options: InboxElicitationOptions): Inbox
       owner === null
         ? undefined
         : {
-            open: async (wait) => {
-              const row = await inbox.open({ id: null, ownerId: owner }, wait, {
-                expiresAt: DateTime.now().plus({ milliseconds: options.expiresIn ?? DAY }),
-                heldBy: options.holder,
-              })
-              opened.add(row.id)
-              mine.push(row.id)
-              return row
-            },
+            open: (wait) =>
+              track(async () => {
+                await withdrawing
+                const row = await inbox.open({ id: null, ownerId: owner }, wait, {
+                  expiresAt: DateTime.now().plus({ milliseconds: options.expiresIn ?? DAY }),
+                  heldBy: options.holder,
+                })
+                opened.add(row.id)
+                mine.push(row.id)
+                return row
+              }),
             settled: (rowId, awaitOptions) => inbox.settled(rowId, awaitOptions),
             settle: (rowId, reply, settleOptions) => inbox.settle(rowId, reply, settleOptions),
             // The server gave up (or the connection closed): withdrawn; the deadline passed: expired
@@ -124,10 +141,17 @@ export function inboxElicitationHandler(options: InboxElicitationOptions): Inbox
   return Object.assign(handler, {
     complete: (notification: { params: { elicitationId: string } }) =>
       completeUrlElicitation(urlWaits, notification.params.elicitationId, server),
-    withdrawLeftovers: async () => {
-      if (!options.holder) return 0
-      const rows = await inbox.withdrawHeld(null, options.holder, [...opened])
-      return rows.length
+    withdrawLeftovers: () => {
+      const holder = options.holder
+      if (!holder) return Promise.resolve(0)
+      const underWay = [...opening]
+      const withdrawal = (async () => {
+        await Promise.allSettled(underWay)
+        const rows = await inbox.withdrawHeld(null, holder, [...opened])
+        return rows.length
+      })()
+      withdrawing = withdrawal.catch(() => undefined)
+      return withdrawal
     },
   })
 }
