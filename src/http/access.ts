@@ -83,7 +83,8 @@ const ownerAccess: Omit<InboxAccess, 'authorizeRun' | 'scopeRuns'> = {
     query.where('owner_id', person)
   },
   async displayName(person, ctx) {
-    return (await defaultNames(ctx, [person]))[person]
+    const names = await defaultNames(ctx, [person])
+    return names[person]
   },
 }
 
