@@ -64,7 +64,9 @@ export async function defaultNames(
   if (!user) return names
   const self = user.id === undefined || user.id === null ? undefined : String(user.id)
   if (self !== undefined && self in names) names[self] = nameOfUser(user, self)
-  const others = ids.filter((id) => id !== self)
+  // Numeric keys: an id that is no number would fail the whole query on PostgreSQL
+  const numeric = typeof user.id === 'number' || typeof user.id === 'bigint'
+  const others = ids.filter((id) => id !== self && (!numeric || /^\d{1,18}$/.test(id)))
   const model = modelOf(user)
   if (others.length === 0 || !model) return names
   try {

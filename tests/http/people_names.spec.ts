@@ -3,7 +3,9 @@
  * (fullName, then name, then email, then the id), the signed-in user read
  * off `ctx.auth.user`, and the other people of a page found in one query
  * through the signed-in user's Lucid model, on every database. An id no
- * user has, and a context without auth, leave the id.
+ * user has (one that is no number beside numeric keys, which PostgreSQL
+ * would refuse for the whole query), and a context without auth, leave
+ * the id.
  */
 
 import { test } from '@japa/runner'
