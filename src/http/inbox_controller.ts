@@ -77,17 +77,15 @@ async function watchedRuns(ctx: HttpContext, { access, person }: Visitor) {
   await access.scopeRuns(query, ctx, person)
   const runs = await query
   const waiting = runs.filter((run) => run.status === 'waiting').map((run) => run.id)
-  const pending = new Set(
+  const stillPending =
     waiting.length === 0
       ? []
-      : (
-          await ToolCall.query()
-            .whereIn('run_id', waiting)
-            .where('status', 'pending')
-            .distinct('run_id')
-            .pojo<{ run_id: string }>()
-        ).map((row) => row.run_id)
-  )
+      : await ToolCall.query()
+          .whereIn('run_id', waiting)
+          .where('status', 'pending')
+          .distinct('run_id')
+          .pojo<{ run_id: string }>()
+  const pending = new Set(stillPending.map((row) => row.run_id))
   return Object.fromEntries(
     runs.map((run) => [run.id, runSummary(run, { hasPending: pending.has(run.id) })])
   )

@@ -216,8 +216,10 @@ test.group(`Run page | ${dbName()}`, (group) => {
     response.assertStatus(200)
     assert.equal(response.body().runs[resuming.id].status, 'running')
     assert.equal(response.body().runs[waiting.id].status, 'waiting')
-    const page = async (id: string) =>
-      (await client.get(`/inbox/runs/${id}`).headers(person('ada'))).body().timeline.run.status
+    const page = async (id: string) => {
+      const shown = await client.get(`/inbox/runs/${id}`).headers(person('ada'))
+      return shown.body().timeline.run.status
+    }
     assert.equal(await page(resuming.id), 'running')
     assert.equal(await page(waiting.id), 'waiting')
   })
