@@ -154,7 +154,10 @@ export function outcomeLines(card: RowCard): string[] {
   if (outcome.reason) lines.push(`Reason: ${outcome.reason}`)
   if (outcome.editedInput !== undefined) {
     const form = argsForm(card.action?.schema)
-    lines.push('With edited args:', ...argsChangeLines(card.action?.args, outcome.editedInput, form))
+    lines.push(
+      'With edited args:',
+      ...argsChangeLines(card.action?.args, outcome.editedInput, form)
+    )
   }
   return lines
 }
