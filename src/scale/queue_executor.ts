@@ -16,6 +16,7 @@ import {
   type ResumeCause,
   type RunExecutor,
 } from '../runtime/executor.ts'
+import { DEFAULT_LEASE_TTL } from '../runtime/lease.ts'
 import { registerDriveRunJob, type DispatchDriveRun } from './drive_run_job.ts'
 
 export type QueueExecutorOptions = DriveRetryOptions & {
@@ -23,6 +24,12 @@ export type QueueExecutorOptions = DriveRetryOptions & {
   queue?: string
   /** An adapter of config/queue.ts other than its default */
   adapter?: string
+  /**
+   * How long (ms) a recovery's job stands for its run: recoveries within
+   * it enqueue nothing more; one after it enqueues again, whatever became
+   * of that job. Default: the lease's ttl.
+   */
+  recoverDedupTtl?: number
 }
 
 /**
@@ -49,12 +56,18 @@ export class QueueExecutor implements RunExecutor {
    * Enqueues the run. Resolves once the job is stored; a dispatch that
    * fails (the queue's backend is down) is logged, never thrown: the run
    * stays stranded in the database, where recovery finds it. A recovery's
-   * resume is deduplicated by run while its job exists, so processes that
+   * resume is deduplicated by run for one lease ttl, so processes that
    * recover at once (every worker and server starting together) enqueue
-   * each stranded run once.
+   * each stranded run once. Only for that long: the queue holds a
+   * deduplicated job whatever its state (kept after it completed, taken by
+   * a worker that died, waiting where no worker polls), and a run still
+   * stranded a lease later gets a new job rather than none ever again.
    */
   resume(runId: string, cause: ResumeCause = 'settle') {
-    const dedup = cause === 'recover' ? `recover:${runId}` : undefined
+    const dedup =
+      cause === 'recover'
+        ? { id: `recover:${runId}`, ttl: this.#options.recoverDedupTtl ?? DEFAULT_LEASE_TTL }
+        : undefined
     const task = this.#dispatch(runId, { dedup })
       .then((result) => debug('run %s: job %s (%s)', runId, result.jobId, result.deduped ?? cause))
       .catch((error) => {
