@@ -99,6 +99,6 @@ async function queueExecutor(config: AgentInboxConfig): Promise<ExecutorFactory>
       logger,
       queue: config.queue?.name,
       adapter: config.queue?.adapter,
-      recoverDedupTtl: config.leaseTtl,
+      leaseTtl: config.leaseTtl,
     })
 }

@@ -3,11 +3,12 @@
  * process: `@boringnode/queue`'s knex adapter on the suite's database, the
  * jobs table as docs/guides/scaling_out.md has an app create it.
  *
- * - A recovery's job stands for its run for one lease ttl, whatever became
- *   of it: kept after it completed (an app that keeps its job history),
- *   taken by a worker that died, or waiting where nobody polls. Within the
- *   ttl, recoveries enqueue nothing more; after it, a run still stranded
- *   gets a new job.
+ * - A recovery's job stands for its run for one lease ttl (a minute at
+ *   least, so that processes started together count as together),
+ *   whatever became of it: kept after it completed (an app that keeps its
+ *   job history), taken by a worker that died, or waiting where nobody
+ *   polls. Within the ttl, recoveries enqueue nothing more; after it, a
+ *   run still stranded gets a new job.
  * - While a worker checks for stalled jobs, another worker's poll still
  *   finds the pending ones. On MySQL and MariaDB the check's locking read
  *   has no index to use without the guide's `(queue, status, acquired_at)`
@@ -23,12 +24,14 @@ import { knex } from '@boringnode/queue/drivers/knex_adapter'
 import { QueueSchemaService } from '@adonisjs/queue'
 import { createTestApp, dbName } from '../helpers/database.ts'
 import { createQueueJobsTable } from '../helpers/cluster.ts'
-import { QueueExecutor } from '../../src/scale/queue_executor.ts'
+import { MIN_RECOVER_DEDUP_TTL, QueueExecutor } from '../../src/scale/queue_executor.ts'
 import type { RunDriver } from '../../src/runtime/run_driver.ts'
 
 type Database = Awaited<ReturnType<typeof createTestApp>>['db']
 
-const TTL = 3000
+/** The fixture's lease: a recovery's job still stands for its run a minute */
+const LEASE_TTL = 3000
+const TTL = MIN_RECOVER_DEDUP_TTL
 
 /** The jobs stored for `runId`, oldest first */
 async function jobsOf(db: Database, runId: string) {
@@ -68,12 +71,12 @@ test.group(`Queue on the database | ${dbName()}`, (group) => {
   })
 
   for (const state of ['pending', 'active', 'completed'] as const) {
-    test(`a recovery's job left ${state} holds off other recoveries for one lease ttl, not longer`, async ({
+    test(`a recovery's job left ${state} holds off other recoveries for a lease ttl (a minute at least), not longer`, async ({
       assert,
     }) => {
       // Nothing drives here: the jobs are only stored
       const driver = { drive: async () => 'waiting' } as unknown as RunDriver
-      const executor = new QueueExecutor(driver, { recoverDedupTtl: TTL })
+      const executor = new QueueExecutor(driver, { leaseTtl: LEASE_TTL })
       const runId = randomUUID()
 
       await executor.resume(runId, 'recover')
@@ -89,7 +92,7 @@ test.group(`Queue on the database | ${dbName()}`, (group) => {
 
       await ahead(TTL + 1, () => executor.resume(runId, 'recover'))
       const jobs = await jobsOf(db, runId)
-      assert.lengthOf(jobs, 2, `a recovery a lease later was skipped against the ${state} job`)
+      assert.lengthOf(jobs, 2, `a recovery a minute later was skipped against the ${state} job`)
       assert.equal(jobs.find((job) => job.id !== first.id)?.status, 'pending')
     })
   }
