@@ -95,5 +95,10 @@ async function queueExecutor(config: AgentInboxConfig): Promise<ExecutorFactory>
     )
   })
   return (driver, { logger }) =>
-    new QueueExecutor(driver, { logger, queue: config.queue?.name, adapter: config.queue?.adapter })
+    new QueueExecutor(driver, {
+      logger,
+      queue: config.queue?.name,
+      adapter: config.queue?.adapter,
+      leaseTtl: config.leaseTtl,
+    })
 }

@@ -2,7 +2,8 @@
  * Who is asking, what they may see and settle, and how people are named.
  * All are config hooks so an app can plug in its own auth, Bouncer
  * abilities and user names; the defaults read `ctx.auth.user.id`, let a
- * run's owner see and settle its rows, and show people by their id.
+ * run's owner see and settle its rows, and show people by their auth
+ * user's name (people_names.ts).
  *
  * A run is seen as its rows are: unless the app writes run hooks of its
  * own, `authorizeRun` asks `authorize` about the run's first row and
@@ -15,6 +16,7 @@ import type { ModelQueryBuilderContract } from '@adonisjs/lucid/types/model'
 import { ToolCall } from '../persistence/models/tool_call.ts'
 import type { AgentRun } from '../persistence/models/agent_run.ts'
 import debug from '../debug.ts'
+import { defaultNames } from './people_names.ts'
 
 export type InboxAccess = {
   /**
@@ -57,8 +59,11 @@ export type InboxAccess = {
   ): void | Promise<void>
   /**
    * How a person is shown on the pages ("Signed in as", "Settled by", a
-   * run's owner, the history). Default: their id. Called once per person
-   * and request; a hook that throws shows the id.
+   * run's owner, the history). Default: their auth user's `fullName`,
+   * `name` or `email`, else their id; the signed-in user is read off
+   * `ctx.auth.user`, the others on a page found in one query through its
+   * Lucid model. Called once per person and request; a hook that throws
+   * shows the id.
    *
    * @example
    * displayName: async (person) => (await User.find(person))?.fullName ?? person
@@ -77,8 +82,9 @@ const ownerAccess: Omit<InboxAccess, 'authorizeRun' | 'scopeRuns'> = {
   scope(query, _ctx, person) {
     query.where('owner_id', person)
   },
-  displayName(person) {
-    return person
+  async displayName(person, ctx) {
+    const names = await defaultNames(ctx, [person])
+    return names[person]
   },
 }
 
@@ -125,7 +131,8 @@ export function resolveAccess(access: Partial<InboxAccess> = {}): InboxAccess {
 
 /**
  * The names of people as the `displayName` hook gives them, by id: each
- * id once, null ids left out, the id itself when the hook fails.
+ * id once, null ids left out, the id itself when the hook fails. Without
+ * a hook of the app's, all of them in one lookup.
  *
  * @example
  * await namePeople(access, ctx, [person, row.answeredBy]) // { '1': 'Ada Lovelace' }
@@ -136,6 +143,7 @@ export async function namePeople(
   ids: Iterable<string | null | undefined>
 ): Promise<Record<string, string>> {
   const unique = [...new Set([...ids].filter((id): id is string => typeof id === 'string'))]
+  if (access.displayName === ownerAccess.displayName) return defaultNames(ctx, unique)
   const names = await Promise.all(
     unique.map(async (id) => {
       try {

@@ -205,13 +205,17 @@ function quorumCard(spec: QuorumSpec, votes: Vote[]): QuorumCard {
 }
 
 /**
- * A run as the inbox names it.
+ * A run as the inbox names it. Given whether it still has a pending row, a
+ * `waiting` run with none is shown `running`: its last row was settled and
+ * the executor has it (the driver has not taken it yet, or it is a queue
+ * hop away), as the live `run:status` message announced; nothing waits for
+ * a person any more.
  */
-export function runSummary(run: AgentRun): RunSummary {
+export function runSummary(run: AgentRun, pending?: { hasPending: boolean }): RunSummary {
   return {
     id: run.id,
     agent: run.agent,
-    status: run.status,
+    status: run.status === 'waiting' && pending?.hasPending === false ? 'running' : run.status,
     ownerId: run.ownerId,
     createdAt: run.createdAt?.toISO() ?? null,
     finishedAt: run.finishedAt?.toISO() ?? null,

@@ -15,7 +15,7 @@
 import type { HttpContext } from '@adonisjs/core/http'
 import { E_SETTLE_FAILED, HttpFacingException, InvalidReplyException } from '../errors.ts'
 import { AgentRun } from '../persistence/models/agent_run.ts'
-import { isRowId } from '../persistence/models/tool_call.ts'
+import { isRowId, ToolCall } from '../persistence/models/tool_call.ts'
 import { unionPages } from '../persistence/keyset.ts'
 import { approverOf, quorumVotes } from '../inbox/votes.ts'
 import { grantJson, grantsOf } from '../inbox/grants.ts'
@@ -65,7 +65,9 @@ export const MAX_BULK_ROWS = 100
 
 /**
  * The runs the page watches (WATCHED_RUNS_HEADER) that the visitor may
- * see (`access.scopeRuns`), by id: one query.
+ * see (`access.scopeRuns`), by id: one query, and one more for those
+ * `waiting`, whose pending rows tell whether they still wait for someone
+ * (a run whose last row was just settled shows `running`: `runSummary`).
  */
 async function watchedRuns(ctx: HttpContext, { access, person }: Visitor) {
   const header = ctx.request.header(WATCHED_RUNS_HEADER) ?? ''
@@ -74,7 +76,19 @@ async function watchedRuns(ctx: HttpContext, { access, person }: Visitor) {
   const query = AgentRun.query().whereIn('id', ids.slice(0, MAX_WATCHED))
   await access.scopeRuns(query, ctx, person)
   const runs = await query
-  return Object.fromEntries(runs.map((run) => [run.id, runSummary(run)]))
+  const waiting = runs.filter((run) => run.status === 'waiting').map((run) => run.id)
+  const stillPending =
+    waiting.length === 0
+      ? []
+      : await ToolCall.query()
+          .whereIn('run_id', waiting)
+          .where('status', 'pending')
+          .distinct('run_id')
+          .pojo<{ run_id: string }>()
+  const pending = new Set(stillPending.map((row) => row.run_id))
+  return Object.fromEntries(
+    runs.map((run) => [run.id, runSummary(run, { hasPending: pending.has(run.id) })])
+  )
 }
 
 /**

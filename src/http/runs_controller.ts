@@ -79,7 +79,7 @@ export default class RunsController {
         limit: query.limit,
         cursor: query.cursor,
       })
-      const runs = page.rows.map(runSummary)
+      const runs = page.rows.map((run) => runSummary(run))
       const people = await peopleOf(
         ctx,
         visitor,

@@ -270,7 +270,7 @@ export function runTimeline(
 
   return {
     run: {
-      ...runSummary(run),
+      ...runSummary(run, { hasPending: rows.some((row) => row.status === 'pending') }),
       attempt: run.attempt,
       parentRunId: run.parentRunId ?? null,
       lastError: run.lastError ?? null,

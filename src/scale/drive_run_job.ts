@@ -17,11 +17,12 @@ export type DriveRunPayload = { runId: string }
 
 /**
  * Puts one "drive this run" job on the queue; with `dedup`, none while a
- * job with the same dedup id is stored (waiting or running).
+ * job with the same dedup id was stored less than `ttl` ms ago (whatever
+ * its state since).
  */
 export type DispatchDriveRun = (
   runId: string,
-  options?: { dedup?: string }
+  options?: { dedup?: { id: string; ttl: number } }
 ) => Promise<{ jobId: string; deduped?: string }>
 
 /**
@@ -54,7 +55,7 @@ export function registerDriveRunJob(
   Locator.register(DRIVE_RUN_JOB, DriveRunJob)
   return (runId, { dedup } = {}) => {
     const dispatcher = DriveRunJob.dispatch({ runId })
-    if (dedup) dispatcher.dedup({ id: dedup })
+    if (dedup) dispatcher.dedup(dedup)
     return dispatcher.run()
   }
 }

@@ -16,13 +16,27 @@ import {
   type ResumeCause,
   type RunExecutor,
 } from '../runtime/executor.ts'
+import { DEFAULT_LEASE_TTL } from '../runtime/lease.ts'
 import { registerDriveRunJob, type DispatchDriveRun } from './drive_run_job.ts'
+
+/**
+ * The shortest time a recovery's job stands for its run: processes started
+ * together (each running its start-up recovery) count as together however
+ * short the lease
+ */
+export const MIN_RECOVER_DEDUP_TTL = 60_000
 
 export type QueueExecutorOptions = DriveRetryOptions & {
   /** The queue the jobs go to; default `'default'`, the one `queue:work` serves */
   queue?: string
   /** An adapter of config/queue.ts other than its default */
   adapter?: string
+  /**
+   * The runtime's lease ttl (ms). A recovery's job stands for its run that
+   * long, and at least a minute: recoveries within it enqueue nothing more;
+   * one after it enqueues again, whatever became of that job.
+   */
+  leaseTtl?: number
 }
 
 /**
@@ -49,12 +63,21 @@ export class QueueExecutor implements RunExecutor {
    * Enqueues the run. Resolves once the job is stored; a dispatch that
    * fails (the queue's backend is down) is logged, never thrown: the run
    * stays stranded in the database, where recovery finds it. A recovery's
-   * resume is deduplicated by run while its job exists, so processes that
-   * recover at once (every worker and server starting together) enqueue
-   * each stranded run once.
+   * resume is deduplicated by run for a lease ttl (a minute at least), so
+   * processes that recover at once (every worker and server starting
+   * together) enqueue each stranded run once. Only for that long: the queue holds a
+   * deduplicated job whatever its state (kept after it completed, taken by
+   * a worker that died, waiting where no worker polls), and a run still
+   * stranded that much later gets a new job rather than none ever again.
    */
   resume(runId: string, cause: ResumeCause = 'settle') {
-    const dedup = cause === 'recover' ? `recover:${runId}` : undefined
+    const dedup =
+      cause === 'recover'
+        ? {
+            id: `recover:${runId}`,
+            ttl: Math.max(this.#options.leaseTtl ?? DEFAULT_LEASE_TTL, MIN_RECOVER_DEDUP_TTL),
+          }
+        : undefined
     const task = this.#dispatch(runId, { dedup })
       .then((result) => debug('run %s: job %s (%s)', runId, result.jobId, result.deduped ?? cause))
       .catch((error) => {

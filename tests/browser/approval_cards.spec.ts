@@ -163,6 +163,8 @@ for (const framework of browserFrameworks()) {
       )
       assert.equal(await buttons.approve.count(), 0)
       assert.equal(await buttons.reject.count(), 0)
+      // The form stands in for the raw JSON of the args while it is open
+      assert.equal(await card.locator('.ai-args').count(), 0, 'the raw args above the form')
 
       // An empty branch breaks the tool's Vine schema: refused server-side, shown beside the field
       await branch.fill('')
@@ -210,6 +212,18 @@ for (const framework of browserFrameworks()) {
       )
       assert.equal(occurrences(received, '{"deployed":"release-7","force":true}'), 1)
       assert.notInclude(received, '"deployed":"main"')
+
+      // The history and the run's page tell the edit as the form's fields, before → after
+      await page.goto('/inbox/history')
+      const told = await page.locator(`li[data-row-id="${waiting.id}"]`).innerText()
+      assert.include(told, 'With edited args:')
+      assert.include(told, 'Branch: main → release-7')
+      assert.include(told, 'Force: No → Yes')
+      assert.notInclude(told, '{"branch"')
+      await page.goto(`/inbox/runs/${run.id}`)
+      const entry = await page.locator(`li[data-row-id="${waiting.id}"]`).innerText()
+      assert.include(entry, 'Branch: main → release-7')
+      assert.include(entry, 'Force: No → Yes')
     })
 
     test('a reply that loses to another session shows who settled the row; the first reply stands', async ({

@@ -5,10 +5,16 @@
  * args, what it returned and how it ran (in its transaction, committed,
  * its idempotency key, the effect after the commit), the final answer,
  * each with who answered, through what and when, by name), and follows the run live while it
- * moves; the inbox's badge of a run follows its status without a reload;
- * a person sees only the runs the access hooks let them see.
+ * moves; the inbox's badge of a run follows its status without a reload,
+ * and says the run moves on the moment its last row is settled (for its
+ * owner and for an admin, whom no live message tells); a person sees only
+ * the runs the access hooks let them see.
  */
 
+import { randomUUID } from 'node:crypto'
+import { rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { test } from '@japa/runner'
 import type { Page } from 'playwright-core'
 import { dbName } from '../helpers/database.ts'
@@ -162,6 +168,35 @@ for (const framework of browserFrameworks()) {
       assert.include(shown, 'How many replicas? Default: 2')
       assert.equal(await entry.locator('input, select, textarea, button').count(), 0)
       await entry.getByRole('link', { name: 'Answer it in the inbox' }).waitFor()
+    })
+
+    test("the group's chip says the run moves on as soon as its last row is settled, for its owner and for an admin", async ({
+      assert,
+      cleanup,
+    }) => {
+      const owner = await openInbox(suite, ADA)
+      cleanup(() => owner.session.close())
+      const admin = await openInbox(suite, MARGARET)
+      cleanup(() => admin.session.close())
+      for (const [who, page] of [
+        [ADA, owner.page],
+        [MARGARET, admin.page],
+      ] as const) {
+        // The ponderer's run stays `running` after its answer until the gate opens
+        const gate = join(tmpdir(), `agent-inbox-gate-${randomUUID()}`)
+        cleanup(() => rm(gate, { force: true }))
+        const run = await startRun(owner.page, 'ponderer', gate)
+        const row = await pendingRow(run.id)
+        await reloadInbox(page)
+        const chip = page.locator(`section[data-run-id="${run.id}"] .ai-run-status`)
+        assert.equal(await chip.innerText(), 'waiting')
+        await cardOf(page, row.id).getByRole('button', { name: 'Confirm' }).click()
+        await settledCard(page, row.id, who)
+        assert.equal(await chip.innerText(), 'running', `as ${nameOf(who)} settles the last row`)
+        // The run ends: the owner hears it (Transmit), the admin's page asks (no message reaches her)
+        await writeFile(gate, '')
+        await page.locator(`section[data-run-id="${run.id}"] .ai-run-completed`).waitFor()
+      }
     })
 
     test('a person sees only the runs the access hooks let them see', async ({

@@ -353,7 +353,10 @@ test.group('Packed package | a fresh starter-kit app', (group) => {
     const page = await session.newPage()
     await page.goto('/dev/login/ada')
     await page.waitForURL('**/inbox')
-    const { person } = await getJson(page, '/inbox')
+    const { person, people } = await getJson(page, '/inbox')
+    // The app has no displayName hook: people are shown by their user's fullName
+    assert.equal(people[person], 'ada')
+    assert.include(await page.locator('.ai-header').innerText(), 'Signed in as ada ·')
 
     const { run: startedRun } = await postJson(page, '/runs', {
       agent: 'operator',
@@ -383,8 +386,7 @@ test.group('Packed package | a fresh starter-kit app', (group) => {
     await users.fill('20')
     await intakeCard.getByRole('radio', { name: 'Users are affected now' }).check()
     await intakeCard.getByRole('button', { name: 'Confirm' }).click()
-    // The app has no displayName hook: people are shown by their id
-    const intakeSettled = await settledCard(page, intake.id, String(person))
+    const intakeSettled = await settledCard(page, intake.id, 'ada')
     assert.include(await intakeSettled.innerText(), 'via web')
 
     // The approval: the page starts a rejection, the same person approves it over the API first
@@ -405,7 +407,7 @@ test.group('Packed package | a fresh starter-kit app', (group) => {
     assert.equal(await conflict.getAttribute('data-status'), '409')
     assert.include(await conflict.innerText(), 'Settled by you, via api, at ')
     // The card says what the server recorded, not what this page sent
-    const approvalSettled = await settledCard(page, approval.id, String(person))
+    const approvalSettled = await settledCard(page, approval.id, 'ada')
     assert.include(await approvalSettled.innerText(), 'via api')
 
     // Nothing waits now: the box says so below the rows just settled

@@ -155,7 +155,7 @@ export async function prepareClusterTables(db: Database, backend: Backend) {
   await queueSchema.dropJobsTable()
   await schema.dropTableIfExists('verrou')
   if (backend === 'database') {
-    await queueSchema.createJobsTable()
+    await createQueueJobsTable(db)
     await queueSchema.createSchedulesTable()
     // As @adonisjs/lock's migration for its database store creates it
     await schema.createTable('verrou', (table) => {
@@ -166,6 +166,18 @@ export async function prepareClusterTables(db: Database, backend: Backend) {
   } else {
     await flushQueueRedis()
   }
+}
+
+/**
+ * The database queue's jobs table as docs/guides/scaling_out.md has an app
+ * create it: `@adonisjs/queue`'s own, plus the index the stalled-job check
+ * needs on MySQL and MariaDB.
+ */
+export async function createQueueJobsTable(db: Database, tableName = 'queue_jobs') {
+  await new QueueSchemaService(db.connection().getWriteClient()).createJobsTable(
+    tableName,
+    (table) => table.index(['queue', 'status', 'acquired_at'])
+  )
 }
 
 /**

@@ -201,6 +201,29 @@ test.group(`Run page | ${dbName()}`, (group) => {
     assert.equal(response.body().runs[mine.id].status, 'completed')
   })
 
+  test('a run still waiting with nothing pending any more is shown running: the inbox and its page', async ({
+    client,
+    assert,
+  }) => {
+    // Its last row settled, the executor not there yet: nobody is waited for
+    const resuming = await createRun('ada')
+    await createActionRow({ runId: resuming.id, ownerId: 'ada', status: 'approved' })
+    const waiting = await createRun('ada')
+    await createActionRow({ runId: waiting.id, ownerId: 'ada' })
+    const response = await client
+      .get('/inbox')
+      .headers({ ...person('ada'), 'x-agent-inbox-runs': `${resuming.id},${waiting.id}` })
+    response.assertStatus(200)
+    assert.equal(response.body().runs[resuming.id].status, 'running')
+    assert.equal(response.body().runs[waiting.id].status, 'waiting')
+    const page = async (id: string) => {
+      const shown = await client.get(`/inbox/runs/${id}`).headers(person('ada'))
+      return shown.body().timeline.run.status
+    }
+    assert.equal(await page(resuming.id), 'running')
+    assert.equal(await page(waiting.id), 'waiting')
+  })
+
   test('only its owner sees a run by default; a run id that is not a UUID is no run', async ({
     client,
     assert,

@@ -3,8 +3,9 @@
  * (stubs/inertia/agent_inbox/schema_form.ts), against the JSON Schema the
  * package publishes from a real Vine schema: which fields it makes (text,
  * numbers, a boolean, an enum as a select, nested objects, arrays, JSON
- * for what it cannot describe), what typing makes of the args, and where
- * the server's errors go.
+ * for what it cannot describe), what typing makes of the args, where
+ * the server's errors go, and how an edit is told afterwards (the fields it
+ * changed, before → after).
  */
 
 import { test } from '@japa/runner'
@@ -22,6 +23,7 @@ import {
   valueFromInput,
   type SchemaField,
 } from '../../stubs/inertia/agent_inbox/schema_form.ts'
+import { argsChangeLines } from '../../stubs/inertia/agent_inbox/args_changes.ts'
 
 const release = defineTool({
   name: 'release',
@@ -150,3 +152,48 @@ function jsonError(text: string): string {
     return (error as Error).message
   }
 }
+
+test.group('Args form | an edit told afterwards', () => {
+  test("the fields it changed, before → after, in the form's order", ({ assert }) => {
+    const before = {
+      branch: 'main',
+      force: false,
+      replicas: 2,
+      env: 'staging',
+      tags: ['a', 'b'],
+      limits: { cpu: 1, memoryLimit: '1G' },
+      targets: [{ host: 'a.example', port: 80 }],
+    }
+    const after = {
+      limits: { cpu: 2, memoryLimit: '1G' },
+      targets: [{ host: 'b.example', port: 80 }],
+      tags: ['a'],
+      env: 'staging',
+      replicas: 3,
+      force: true,
+      branch: 'release-7',
+      contact: 'ops@example.com',
+    }
+    assert.deepEqual(argsChangeLines(before, after, argsForm(release.jsonSchema)), [
+      'Branch: main → release-7',
+      'Force: No → Yes',
+      'Replicas: 2 → 3',
+      'Contact: — → ops@example.com',
+      'Tags 2: b → —',
+      'Limits › Cpu: 1 → 2',
+      'Targets 1 › Host: a.example → b.example',
+    ])
+  })
+
+  test("without the schema (a settled row's card): by the property names, in the args' order", ({
+    assert,
+  }) => {
+    assert.deepEqual(argsChangeLines({ maxRetries: 1 }, { maxRetries: 2, dryRun: true }), [
+      'Max retries: 1 → 2',
+      'Dry run: — → Yes',
+    ])
+    assert.deepEqual(argsChangeLines({ branch: 'main' }, { branch: 'main' }), [
+      'Edited, with nothing changed',
+    ])
+  })
+})

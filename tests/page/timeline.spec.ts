@@ -2,7 +2,7 @@
  * How the run page tells a timeline's entries, shared by the React and Vue
  * pages (stubs/inertia/agent_inbox/timeline.ts and words.ts): answers by
  * their labels with defaults marked, a skip and an expiry, a rejection's
- * reason, edited args, what a tool returned or its error, an interrupted
+ * reason, edited args as the fields they changed, what a tool returned or its error, an interrupted
  * call, who settled by name, and how a run ended (its final answer, or its
  * error code).
  */
@@ -131,7 +131,8 @@ test.group('Run page | timeline words', () => {
     )
     assert.deepEqual(edited.lines, [
       'Approved',
-      'With edited args: {"branch":"hotfix"}',
+      'With edited args:',
+      'Branch: main → hotfix',
       'By Ada Lovelace via web.',
     ])
     assert.deepEqual(

@@ -235,6 +235,13 @@ export const STORMS: { env: string; full: number; short: number; fullOn: DbName;
       fullOn: 'pg',
       what: 'runs per queue backend through two servers and two workers (tests/runtime/queue_cluster.spec.ts)',
     },
+    {
+      env: 'STORM_KILLS',
+      full: 16,
+      short: 6,
+      fullOn: 'mysql',
+      what: 'queue workers killed every 0.3–1.5 s on the database backend (tests/runtime/queue_kill_storm.spec.ts)',
+    },
   ]
 
 /**

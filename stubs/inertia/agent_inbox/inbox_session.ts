@@ -57,6 +57,7 @@ export type InboxRouter = {
     options: {
       preserveScroll: boolean
       preserveState: boolean
+      headers: Record<string, string>
       onSuccess: (page: { props: Record<string, unknown> }) => void
       onFinish: () => void
     }
@@ -65,6 +66,12 @@ export type InboxRouter = {
 
 /** A bulk decision on its way is `submitting: BULK` */
 export const BULK = 'bulk'
+
+/**
+ * The header that names the runs the page asks about (the package's
+ * InboxController reads it): their status comes back as the `runs` prop.
+ */
+export const WATCHED_RUNS_HEADER = 'x-agent-inbox-runs'
 
 /** What the page renders besides its props */
 export type InboxView = {
@@ -161,6 +168,29 @@ export class InboxSession {
     return [...new Set(ids)].filter((id) => !isFinished(this.#runs[id]?.status ?? 'waiting'))
   }
 
+  /**
+   * The header naming the runs to ask about: those watched, and `more`
+   * (the runs of the cards a reply settles, so the page it lands on says
+   * at once how they go on).
+   */
+  runsHeader(more: (string | null)[] = []): Record<string, string> {
+    const ids = new Set([...this.watchedRuns, ...more.filter((id): id is string => id !== null)])
+    return { [WATCHED_RUNS_HEADER]: [...ids].join(',') }
+  }
+
+  /**
+   * Whether a watched run is someone else's: Transmit tells a person of
+   * their own runs only (and whom `live.alsoNotify` names), so the page
+   * also polls while it watches one.
+   */
+  get watchesOthersRuns(): boolean {
+    const person = this.#props.person
+    return this.watchedRuns.some((id) => {
+      const run = this.#runs[id] ?? this.view.notes.find((note) => note.run?.id === id)?.run
+      return run?.ownerId !== person
+    })
+  }
+
   /** Whether live updates should wait: the person edits, a panel is open, a reply is on its way */
   get paused(): boolean {
     return this.view.editing || this.view.openPanels.size > 0 || this.view.submitting !== null
@@ -192,11 +222,14 @@ export class InboxSession {
   #post(
     url: string,
     data: Record<string, unknown>,
+    cards: RowCard[],
     onFeedback: (feedback: ReplyFeedback | null) => void
   ) {
     this.router.post(url, data, {
       preserveScroll: true,
       preserveState: true,
+      // The redirect keeps the header: the page it lands on has these runs as they are now
+      headers: this.runsHeader(cards.map((card) => card.runId)),
       onSuccess: (page) => onFeedback(readFeedback(page.props.feedback)),
       onFinish: () => this.#set({ submitting: null }),
     })
@@ -214,7 +247,7 @@ export class InboxSession {
     })
     // The reply names the view it was made on: a row changed since is refused (E_STALE_VIEW)
     const data = { ...(reply as Record<string, unknown>), digest: card.digest }
-    this.#post(this.links.reply(card.id), data, (outcome) => {
+    this.#post(this.links.reply(card.id), data, [card], (outcome) => {
       if (!outcome || outcome.rowId !== card.id) {
         void this.#askAfterSilence(card)
         return
@@ -247,7 +280,8 @@ export class InboxSession {
     const digests = Object.fromEntries(
       rowIds.map((id) => [id, this.#known.get(id)?.card.digest ?? ''])
     )
-    this.#post(this.links.bulk, { rowIds, digests, ...reply }, (outcome) => {
+    const cards = rowIds.flatMap((id) => this.#known.get(id)?.card ?? [])
+    this.#post(this.links.bulk, { rowIds, digests, ...reply }, cards, (outcome) => {
       const results = outcome?.bulk
       if (!results) {
         if (outcome?.error) this.#set({ alert: { error: outcome.error, card: null } })

@@ -127,14 +127,20 @@ export type LiveOptions = {
   reload: (done: () => void) => void
   /** Only messages this returns true for reload the page (default: all) */
   wants?: (message: unknown) => boolean
+  /**
+   * Whether to poll even while Transmit is live: the page shows something
+   * no message of the person's channel tells of (someone else's run)
+   */
+  alsoPoll?: () => boolean
   /** Called whenever the mode the header shows changes */
   onMode: (mode: LiveMode) => void
 }
 
 /**
  * Keeps a page fresh until `stop()`: a reload on every Transmit message
- * the page `wants`, else every `interval` ms, and on `refresh()` (the page
- * learned it should ask about more, e.g. a run to watch). While
+ * the page `wants`, else (or while `alsoPoll()` holds) every `interval`
+ * ms, and on `refresh()` (the page learned it should ask about more, e.g.
+ * a run to watch). While
  * `pause(true)` holds (the person is editing, a reply is on its way)
  * nothing reloads; what was missed meanwhile reloads once the pause ends.
  *
@@ -172,7 +178,8 @@ export function startLive(options: LiveOptions) {
   }
   const schedule = () => {
     clearTimeout(timer)
-    if (stopped || live || paused || options.interval <= 0) return
+    if (stopped || paused || options.interval <= 0) return
+    if (live && !options.alsoPoll?.()) return
     timer = setTimeout(() => {
       if (!reloading) reload()
       schedule()
@@ -183,10 +190,11 @@ export function startLive(options: LiveOptions) {
     schedule()
   }
 
-  /** Reloads now, or once the pause (or the reload on its way) is over */
+  /** Reloads now, or once the pause (or the reload on its way) is over; polls again if it should */
   const refresh = () => {
     if (paused) missed = true
     else reload()
+    schedule()
   }
 
   const channel = transmitChannel(options.person)

@@ -7,6 +7,8 @@
  */
 
 import type { Outcome, People, RowCard, RunSummary } from 'adonis-agent-inbox/types'
+import { argsChangeLines } from './args_changes'
+import { argsForm } from './schema_form'
 
 /**
  * A time as the person reads it: the time alone today, else date and time.
@@ -125,7 +127,7 @@ export function inboxLinks(inboxUrl: string) {
 /**
  * What an outcome was, in a line per question or one for a decision: the
  * labels picked (marked when a default held), a skip, an expiry, a
- * rejection's reason, edited args.
+ * rejection's reason, the fields an edit changed (before → after).
  *
  * @example
  * outcomeLines(card) // ['Which database? PostgreSQL (default)', 'How many replicas? 3']
@@ -151,7 +153,11 @@ export function outcomeLines(card: RowCard): string[] {
   else lines.push(outcome.approved ? 'Approved' : 'Rejected')
   if (outcome.reason) lines.push(`Reason: ${outcome.reason}`)
   if (outcome.editedInput !== undefined) {
-    lines.push(`With edited args: ${JSON.stringify(outcome.editedInput)}`)
+    const form = argsForm(card.action?.schema)
+    lines.push(
+      'With edited args:',
+      ...argsChangeLines(card.action?.args, outcome.editedInput, form)
+    )
   }
   return lines
 }

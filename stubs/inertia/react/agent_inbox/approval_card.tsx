@@ -2,8 +2,8 @@
  * An approval card: the tool and the args the run will use, and three
  * ways to answer: Approve, Reject (with an optional reason the agent
  * reads) and Edit (approve changed args, in a form generated from the
- * tool's input schema, or as JSON behind "Edit as JSON"). While a panel
- * is open the page pauses its live updates. The app receives this file in
+ * tool's input schema, or as JSON behind "Edit as JSON", in place of the
+ * args shown). While a panel is open the page pauses its live updates. The app receives this file in
  * inertia/agent_inbox/.
  */
 
@@ -135,12 +135,15 @@ export function ApprovalCard({
       {card.action?.summary && card.action.summary !== card.toolName && (
         <p className="ai-summary">{card.action.summary}</p>
       )}
-      <div className="ai-args">
-        <p className="ai-args-label ai-muted" id={`${base}-args`}>
-          Arguments
-        </p>
-        <pre aria-labelledby={`${base}-args`}>{argsText(args)}</pre>
-      </div>
+      {/* While Edit is open its form (or JSON) stands in for the args shown */}
+      {panel !== 'edit' && (
+        <div className="ai-args">
+          <p className="ai-args-label ai-muted" id={`${base}-args`}>
+            Arguments
+          </p>
+          <pre aria-labelledby={`${base}-args`}>{argsText(args)}</pre>
+        </div>
+      )}
       <ErrorList id={restId} messages={rest} />
       {quorum && (
         <div className="ai-quorum" data-quorum>

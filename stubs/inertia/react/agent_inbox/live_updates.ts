@@ -11,9 +11,9 @@ export { DEFAULT_POLL_INTERVAL, type LiveMode } from './live_client'
 
 /**
  * Reloads the page (`reload`, calling `done` once over) on every Transmit
- * message it `wants`, else every `interval` ms, and whenever `watching`
- * changes (what the page asks about grew), never while `paused`. Returns
- * how the page is kept fresh, for its header.
+ * message it `wants`, else (or while `alsoPoll()` holds) every `interval`
+ * ms, and whenever `watching` changes (what the page asks about grew),
+ * never while `paused`. Returns how the page is kept fresh, for its header.
  */
 export function useLiveUpdates(options: {
   person: string
@@ -22,6 +22,7 @@ export function useLiveUpdates(options: {
   reload: (done: () => void) => void
   wants?: (message: unknown) => boolean
   watching?: string
+  alsoPoll?: () => boolean
 }): LiveMode {
   const [mode, setMode] = useState<LiveMode>('off')
   const latest = useRef(options)
@@ -34,6 +35,7 @@ export function useLiveUpdates(options: {
       interval: options.interval,
       reload: (done) => latest.current.reload(done),
       wants: (message) => latest.current.wants?.(message) ?? true,
+      alsoPoll: () => latest.current.alsoPoll?.() ?? false,
       onMode: setMode,
     })
     live.current = started

@@ -11,9 +11,10 @@ export { DEFAULT_POLL_INTERVAL, type LiveMode } from './live_client'
 
 /**
  * Reloads the page (`reload`, calling `done` once over) on every Transmit
- * message it `wants`, else every `interval` ms, and whenever `watching()`
- * changes (what the page asks about grew), never while `paused()` holds.
- * Returns how the page is kept fresh, for its header.
+ * message it `wants`, else (or while `alsoPoll()` holds) every `interval()`
+ * ms, and whenever `watching()` changes (what the page asks about grew),
+ * never while `paused()` holds. Returns how the page is kept fresh, for its
+ * header.
  */
 export function useLiveUpdates(options: {
   person: () => string
@@ -22,6 +23,7 @@ export function useLiveUpdates(options: {
   reload: (done: () => void) => void
   wants?: (message: unknown) => boolean
   watching?: () => string
+  alsoPoll?: () => boolean
 }): Ref<LiveMode> {
   const mode = ref<LiveMode>('off')
   let live: ReturnType<typeof startLive> | null = null
@@ -32,6 +34,7 @@ export function useLiveUpdates(options: {
       interval: options.interval(),
       reload: (done) => options.reload(done),
       wants: (message) => options.wants?.(message) ?? true,
+      alsoPoll: () => options.alsoPoll?.() ?? false,
       onMode: (next) => (mode.value = next),
     })
     live.pause(options.paused())

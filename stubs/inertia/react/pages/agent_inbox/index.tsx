@@ -54,11 +54,13 @@ export default function AgentInbox(props: InboxProps) {
     reload: (done) =>
       router.reload({
         only: ['groups', 'runs', 'people', 'grants'],
-        headers: { 'x-agent-inbox-runs': session.watchedRuns.join(',') },
+        headers: session.runsHeader(),
         onFinish: done,
       }),
     /* A run to watch (a row just settled here): ask about it at once */
     watching: session.watchedRuns.join(','),
+    /* Someone else's run sends this person no message: ask about it on a timer too */
+    alsoPoll: () => session.watchesOthersRuns,
   })
 
   /* A refused bulk decision or reply puts the alert in view */
