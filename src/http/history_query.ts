@@ -2,8 +2,9 @@
  * The history's query string, read with Vine: which list (settled rows or
  * finished runs), its filters (agent, status, kind, who settled, a range of
  * days) and its page. Blank fields (a filter form left on "any") are no
- * filter; anything else that does not hold is E_INVALID_QUERY naming the
- * field, never read as a default.
+ * filter; anything else that does not hold (a field it does not take, a
+ * rows filter on the runs list, a control character) is E_INVALID_QUERY
+ * naming the field, never read as a default or ignored.
  */
 
 import vine, { errors as vineErrors } from '@vinejs/vine'
@@ -25,18 +26,51 @@ export const SETTLED_ROW_STATUSES = [
 export const ROW_KINDS = ['ask', 'intake', 'action', 'read'] as const satisfies ToolCallKind[]
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/
+/** No control characters: PostgreSQL refuses a NUL in text, the others would match nothing */
+const PRINTABLE = /^[^\p{Cc}]*$/u
 
-const historyValidator = vine.create({
+/** A free-text filter: a name as the app stores it */
+const name = () => vine.string().maxLength(120).regex(PRINTABLE)
+
+const FIELDS = {
   view: vine.enum(['rows', 'runs']).optional(),
-  agent: vine.string().maxLength(120).optional(),
+  agent: name().optional(),
   status: vine.enum([...SETTLED_ROW_STATUSES, ...FINISHED_RUN_STATUSES]).optional(),
   kind: vine.enum(ROW_KINDS).optional(),
-  by: vine.string().maxLength(120).optional(),
+  by: name().optional(),
   from: vine.string().regex(DAY).optional(),
   to: vine.string().regex(DAY).optional(),
   limit: vine.number().withoutDecimals().range([1, MAX_PAGE_SIZE]).optional(),
-  cursor: vine.string().maxLength(500).optional(),
-})
+  cursor: vine.string().maxLength(500).regex(PRINTABLE).optional(),
+}
+const historyValidator = vine.create(FIELDS)
+
+/** The filters that tell rows apart, which a runs history does not take */
+const ROWS_ONLY = ['kind', 'by'] as const
+
+/**
+ * The fields of a query string the history does not take: unknown ones,
+ * and the rows' own filters on the runs history. Pure.
+ *
+ * @example
+ * refusedFields({ view: 'runs', by: '1', zzz: '1' }) // [{ field: 'zzz', … }, { field: 'by', … }]
+ */
+export function refusedFields(given: Record<string, unknown>): FieldError[] {
+  const refused: FieldError[] = Object.keys(given)
+    .filter((field) => !Object.hasOwn(FIELDS, field))
+    .map((field) => ({
+      field,
+      message: `The history takes no "${field}" filter: ${Object.keys(FIELDS).join(', ')}`,
+      rule: 'unknown',
+    }))
+  if (given.view === 'runs') {
+    for (const field of ROWS_ONLY) {
+      if (given[field] === undefined) continue
+      refused.push({ field, message: `A runs history has no "${field}" filter`, rule: 'view' })
+    }
+  }
+  return refused
+}
 
 /**
  * The history's filters as the page shows them back (blank ones left out).
@@ -79,6 +113,8 @@ function day(value: string, field: string): DateTime {
  */
 export async function readHistoryQuery(qs: Record<string, unknown>): Promise<HistoryQuery> {
   const given = Object.fromEntries(Object.entries(qs).filter(([, value]) => value !== ''))
+  const refused = refusedFields(given)
+  if (refused.length > 0) throw new InvalidQueryException(refused)
   let read: Awaited<ReturnType<typeof historyValidator.validate>>
   try {
     read = await historyValidator.validate(given)
@@ -102,8 +138,8 @@ export async function readHistoryQuery(qs: Record<string, unknown>): Promise<His
   for (const key of ['agent', 'status', 'from', 'to'] as const) {
     if (read[key] !== undefined) filters[key] = read[key]
   }
-  if (view === 'rows' && read.kind) filters.kind = read.kind
-  if (view === 'rows' && read.by) filters.by = read.by
+  if (read.kind) filters.kind = read.kind
+  if (read.by) filters.by = read.by
   return {
     filters,
     range: {
