@@ -20,6 +20,7 @@ import type { ApplicationService } from '@adonisjs/core/types'
 import { Agents } from '../src/runtime/agents.ts'
 import type { ResolvedAgentInboxConfig } from '../src/types/main.ts'
 import type { LiveEmitter, LiveTransmit } from '../src/http/live.ts'
+import type { TransmitRoutes } from '../src/http/stream_guard.ts'
 import { exclusive, lockManager, LOCKS } from '../src/scale/exclusive.ts'
 import debug from '../src/debug.ts'
 import '../src/types/extended.ts'
@@ -54,7 +55,10 @@ export default class AgentInboxProvider {
     return this.app.container as unknown as {
       hasBinding(binding: string): boolean
       make(binding: string): Promise<LiveTransmit>
-      resolving(binding: string, callback: (transmit: LiveTransmit) => Promise<void>): void
+      resolving(
+        binding: string,
+        callback: (transmit: LiveTransmit & TransmitRoutes) => Promise<void>
+      ): void
     }
   }
 
@@ -71,15 +75,19 @@ export default class AgentInboxProvider {
 
   register() {
     /*
-     * Transmit channel authorization goes in before Transmit is handed to anyone (its
-     * routes, the app's start files), so no subscription to a person's
-     * channel is ever let through unchecked.
+     * Transmit channel authorization and the stream guard go in before
+     * Transmit is handed to anyone (its routes, the app's start files), so
+     * no subscription to a person's channel, and no stream of theirs, is
+     * ever let through unchecked.
      */
     this.#transmitContainer.resolving('transmit', async (transmit) => {
       const config = await this.#config()
       if (!config?.live) return
       const { authorizeTransmitChannels } = await import('../src/http/live.ts')
       authorizeTransmitChannels(transmit, config.inbox)
+      // A stream id is its opener's alone, and malformed input never reaches Transmit
+      const { guardTransmitRoutes } = await import('../src/http/stream_guard.ts')
+      guardTransmitRoutes(transmit, config.inbox)
     })
 
     this.app.container.singleton('agents.runtime', async () => {

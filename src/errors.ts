@@ -1,23 +1,24 @@
 /*
- * Every error the package raises, with a stable `E_...` code and a
- * message that says what to do. Simple ones come from `createError`. Those
- * the inbox's HTTP routes can raise are classes that render themselves, the
- * way `@adonisjs/bouncer`'s and `@adonisjs/auth`'s do: the app's exception
- * handler calls their `handle(error, ctx)`, which answers in the
- * ecosystem's shape (`{ errors: [{ message, code, field?, rule?, meta? }] }`,
- * content negotiated, messages through `@adonisjs/i18n` when the app has
- * it) and a form post from the page with flashed errors and a redirect
- * back. So the statuses and bodies live here, once, and no controller maps
- * codes to statuses (docs/reference/errors.md).
- *
- * Pure modules (the question model) import this file: at runtime it depends
- * on nothing but `@adonisjs/core/exceptions`. The HTTP context is a type
- * only, and the session (an optional peer) is read duck-typed.
+ * Every error the package raises, with a stable `E_...` code and a message
+ * that says what to do. Simple ones come from `createError`. Those the
+ * HTTP routes raise are classes that render themselves, as
+ * `@adonisjs/bouncer`'s do: the app's exception handler calls their
+ * `handle(error, ctx)`, which answers `{ errors: [{ message, code, field?,
+ * rule?, meta? }] }` (negotiated, translated through `@adonisjs/i18n` when
+ * the app has it), or flashes the errors and redirects back for a form post
+ * from the page. So statuses and bodies live here, once
+ * (docs/reference/errors.md). Pure modules import this file: at runtime it
+ * depends on nothing but `@adonisjs/core/exceptions`.
  */
 
 import { createError, Exception } from '@adonisjs/core/exceptions'
 import type { QuestionIssue } from './questions/types.ts'
-import { HttpFacingException, rowError, type FieldError } from './http_facing_exception.ts'
+import {
+  fieldsError,
+  HttpFacingException,
+  rowError,
+  type FieldError,
+} from './http_facing_exception.ts'
 
 export { HttpFacingException } from './http_facing_exception.ts'
 export type { ErrorEntry, ErrorReport, ErrorResponseBody } from './http_facing_exception.ts'
@@ -236,24 +237,8 @@ export const E_INVALID_CURSOR = class extends HttpFacingException {
     'The cursor is not one the inbox gave out. Use the "next" value of the previous page, or leave it out for the first page'
 }
 
-/**
- * A listing's query string that does not hold: `errors` names each
- * parameter and what it takes.
- */
-export class InvalidQueryException extends HttpFacingException {
-  static status = 422
-  static code = 'E_INVALID_QUERY'
-
-  constructor(public errors: FieldError[]) {
-    super(
-      `The query string is invalid: ${errors.map((error) => `${error.field}: ${error.message}`).join('; ')}`
-    )
-  }
-
-  fieldErrors(): FieldError[] {
-    return this.errors
-  }
-}
+/** A listing's query string that does not hold: `errors` names each parameter and what it takes */
+export const InvalidQueryException = fieldsError('E_INVALID_QUERY', 'The query string is invalid')
 
 /**
  * The person may not see or settle this row (or is not signed in).
@@ -320,6 +305,20 @@ export const E_NOT_RETRYABLE = createError<[string, string]>(
   'E_NOT_RETRYABLE',
   409
 )
+
+/** A Transmit request whose stream id or channel does not hold (missing, not a string, too long) */
+export const InvalidStreamRequestException = fieldsError(
+  'E_INVALID_STREAM_REQUEST',
+  'The live stream request is invalid'
+)
+
+/** A live stream another person opened: only they may use its id while it is open */
+export const E_NOT_YOUR_STREAM = class extends HttpFacingException {
+  static status = 403
+  static code = 'E_NOT_YOUR_STREAM'
+  static message =
+    'This live stream was opened by someone else. Open a stream of your own (a new uid) and subscribe it'
+}
 
 /**
  * Why a run failed: the code recorded on `agent_runs.error_code` (with the

@@ -261,3 +261,23 @@ export function rowError(
     }
   }
 }
+
+/**
+ * An HTTP-facing 422 about fields of a request (a query string, a body):
+ * each field error is rendered as one entry of `errors`, and the message
+ * lists them after `what` ("The query string is invalid").
+ */
+export function fieldsError(code: string, what: string) {
+  return class extends HttpFacingException {
+    static status = 422
+    static code = code
+
+    constructor(public errors: FieldError[]) {
+      super(`${what}: ${errors.map((error) => `${error.field}: ${error.message}`).join('; ')}`)
+    }
+
+    fieldErrors(): FieldError[] {
+      return this.errors
+    }
+  }
+}

@@ -11,19 +11,24 @@ import { randomUUID } from 'node:crypto'
 export type TransmitMessage = { channel: string; payload: any }
 
 /**
- * Opens a stream on the app at `baseUrl`. Every message it receives is kept
- * in `messages`, in order.
+ * Opens a stream on the app at `baseUrl`, as the person `opener`'s headers
+ * name (who subscribes it unless `subscribe` is given others), under `uid`
+ * (a new one unless given). Every message it receives is kept in
+ * `messages`, in order.
  *
  * @example
- * const stream = await openTransmitStream(baseUrl)
- * assert.equal(await stream.subscribe('agent_inbox/user:1', { 'x-person': 'user:1' }), 204)
+ * const stream = await openTransmitStream(baseUrl, { 'x-person': 'user:1' })
+ * assert.equal(await stream.subscribe('agent_inbox/user:1'), 204)
  * const message = await stream.next((m) => m.payload.type === 'row:created')
  */
-export async function openTransmitStream(baseUrl: string) {
-  const uid = randomUUID()
+export async function openTransmitStream(
+  baseUrl: string,
+  opener: Record<string, string> = {},
+  uid: string = randomUUID()
+) {
   const aborter = new AbortController()
-  const response = await fetch(`${baseUrl}/__transmit/events?uid=${uid}`, {
-    headers: { accept: 'text/event-stream' },
+  const response = await fetch(`${baseUrl}/__transmit/events?uid=${encodeURIComponent(uid)}`, {
+    headers: { ...opener, accept: 'text/event-stream' },
     signal: aborter.signal,
   })
   if (response.status !== 200 || !response.body) {
@@ -72,7 +77,7 @@ export async function openTransmitStream(baseUrl: string) {
      * Subscribes this stream to a channel; resolves with the HTTP status
      * (204 subscribed, 400 refused by the channel's authorization).
      */
-    async subscribe(channel: string, headers: Record<string, string> = {}) {
+    async subscribe(channel: string, headers: Record<string, string> = opener) {
       const answer = await fetch(`${baseUrl}/__transmit/subscribe`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...headers },

@@ -11,6 +11,7 @@
  * to the first app that loads them.
  */
 
+import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from '@japa/runner'
 import { defineConfig as defineTransmitConfig } from '@adonisjs/transmit'
 import type { ApplicationService } from '@adonisjs/core/types'
@@ -98,8 +99,8 @@ test.group(`Live updates over Transmit | ${dbName()}`, (group) => {
   })
 
   test('a person may subscribe to their own channel only', async ({ assert }) => {
-    const ada = await openTransmitStream(baseUrl)
-    const bob = await openTransmitStream(baseUrl)
+    const ada = await openTransmitStream(baseUrl, person('user:1'))
+    const bob = await openTransmitStream(baseUrl, person('user:2'))
     const guest = await openTransmitStream(baseUrl)
     streams.push(ada, bob, guest)
 
@@ -116,9 +117,9 @@ test.group(`Live updates over Transmit | ${dbName()}`, (group) => {
   test('the owner and the admin receive row:created and row:settled; the run gets the reply; others nothing', async ({
     assert,
   }) => {
-    const ada = await openTransmitStream(baseUrl)
-    const bob = await openTransmitStream(baseUrl)
-    const admin = await openTransmitStream(baseUrl)
+    const ada = await openTransmitStream(baseUrl, person('user:1'))
+    const bob = await openTransmitStream(baseUrl, person('user:2'))
+    const admin = await openTransmitStream(baseUrl, person('admin'))
     streams.push(ada, bob, admin)
     assert.equal(await ada.subscribe('agent_inbox/user:1', person('user:1')), 204)
     assert.equal(await bob.subscribe('agent_inbox/user:2', person('user:2')), 204)
@@ -207,7 +208,7 @@ test.group(`Live updates over Transmit | ${dbName()}`, (group) => {
   })
 
   test('a cancelled run tells its owner its rows are gone', async ({ assert }) => {
-    const ada = await openTransmitStream(baseUrl)
+    const ada = await openTransmitStream(baseUrl, person('user:1'))
     streams.push(ada)
     assert.equal(await ada.subscribe('agent_inbox/user:1', person('user:1')), 204)
 
@@ -224,6 +225,99 @@ test.group(`Live updates over Transmit | ${dbName()}`, (group) => {
     })
     const row = await ToolCall.query().where('run_id', run.id).firstOrFail()
     assert.equal(row.status, 'cancelled')
+  })
+
+  test("a stream is its opener's: a stolen id gets nothing, and nobody else subscribes or unsubscribes it", async ({
+    assert,
+  }) => {
+    const transmit = await app.container.make('transmit')
+    const post = (path: string, body: unknown, who: string) =>
+      fetch(`${baseUrl}/__transmit/${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...person(who) },
+        body: JSON.stringify(body),
+      })
+    const ada = await openTransmitStream(baseUrl, person('user:1'))
+    streams.push(ada)
+    assert.equal(await ada.subscribe('agent_inbox/user:1'), 204)
+
+    // Bob learned Ada's stream id: he can neither open it, nor subscribe or unsubscribe it
+    const opened = await fetch(`${baseUrl}/__transmit/events?uid=${ada.uid}`, {
+      headers: { ...person('user:2'), accept: 'text/event-stream' },
+    })
+    assert.equal(opened.status, 403)
+    assert.include(await opened.text(), 'This live stream was opened by someone else')
+    const subscribed = await post(
+      'subscribe',
+      { uid: ada.uid, channel: 'agent_inbox/user:2' },
+      'user:2'
+    )
+    assert.equal(subscribed.status, 403)
+    const refusal = (await subscribed.json()) as { errors: { code: string }[] }
+    assert.equal(refusal.errors[0].code, 'E_NOT_YOUR_STREAM')
+    const dropped = await post(
+      'unsubscribe',
+      { uid: ada.uid, channel: 'agent_inbox/user:1' },
+      'user:2'
+    )
+    assert.equal(dropped.status, 403)
+    assert.deepEqual(transmit.getSubscribersFor('agent_inbox/user:1'), [ada.uid])
+    assert.deepEqual(transmit.getSubscribersFor('agent_inbox/user:2'), [])
+
+    // Once Ada's stream is closed, its id may be Bob's stream; Ada's subscriptions did not stay on it
+    ada.close()
+    let bobs: Awaited<ReturnType<typeof openTransmitStream>> | undefined
+    for (let tries = 0; !bobs; tries++) {
+      bobs = await openTransmitStream(baseUrl, person('user:2'), ada.uid).catch((error) => {
+        if (tries > 100) throw error
+        return sleep(50).then(() => undefined)
+      })
+    }
+    streams.push(bobs)
+    assert.deepEqual(transmit.getSubscribersFor('agent_inbox/user:1'), [])
+    const adaAgain = await post(
+      'subscribe',
+      { uid: ada.uid, channel: 'agent_inbox/user:1' },
+      'user:1'
+    )
+    assert.equal(adaAgain.status, 403)
+    assert.deepEqual(transmit.getSubscribersFor('agent_inbox/user:1'), [])
+  })
+
+  test('malformed requests to Transmit are 422 naming the field, never 500', async ({ assert }) => {
+    const fields = async (response: Response) => {
+      assert.equal(response.status, 422)
+      const body = (await response.json()) as { errors: { code: string; field: string }[] }
+      assert.equal(body.errors[0].code, 'E_INVALID_STREAM_REQUEST')
+      return body.errors.map((error) => error.field)
+    }
+    const events = (query: string) =>
+      fetch(`${baseUrl}/__transmit/events${query}`, { headers: person('user:1') })
+    assert.deepEqual(await fields(await events('')), ['uid'])
+    assert.deepEqual(await fields(await events('?uid=%00')), ['uid'])
+    assert.deepEqual(await fields(await events(`?uid=${'u'.repeat(101)}`)), ['uid'])
+    for (const path of ['subscribe', 'unsubscribe']) {
+      for (const channel of [
+        ['agent_inbox/user:1'],
+        { name: 'x' },
+        5,
+        null,
+        'agent_inbox/\u0000',
+      ]) {
+        const response = await fetch(`${baseUrl}/__transmit/${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...person('user:1') },
+          body: JSON.stringify({ uid: 'a-stream', channel }),
+        })
+        assert.deepEqual(await fields(response), ['channel'], `${path} ${JSON.stringify(channel)}`)
+      }
+      const noUid = await fetch(`${baseUrl}/__transmit/${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...person('user:1') },
+        body: JSON.stringify({ channel: 'agent_inbox/user:1' }),
+      })
+      assert.deepEqual(await fields(noUid), ['uid'])
+    }
   })
 })
 

@@ -37,8 +37,8 @@ test.group(`Live updates across servers | Transmit over Redis | ${dbName()}`, (g
   }) => {
     const [serverA, serverB] = servers
     const [ada, bob] = [
-      await openTransmitStream(serverB.baseUrl),
-      await openTransmitStream(serverB.baseUrl),
+      await openTransmitStream(serverB.baseUrl, { 'x-person': 'user:1' }),
+      await openTransmitStream(serverB.baseUrl, { 'x-person': 'user:2' }),
     ]
     cleanups.push(
       () => ada.close(),

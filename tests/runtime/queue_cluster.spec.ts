@@ -137,7 +137,10 @@ test.group(`Queue cluster | ${dbName()}`, (group) => {
       cleanups.push(...workers.map((worker) => () => worker.kill()))
 
       // The page on server B, as its live-updates hook listens
-      const pageOnB = backend === 'redis' ? await openTransmitStream(serverB.baseUrl) : null
+      const pageOnB =
+        backend === 'redis'
+          ? await openTransmitStream(serverB.baseUrl, { 'x-person': 'user:1' })
+          : null
       if (pageOnB) {
         cleanups.push(async () => pageOnB.close())
         assert.equal(await pageOnB.subscribe('agent_inbox/user:1', { 'x-person': 'user:1' }), 204)
