@@ -50,7 +50,16 @@ export type ScriptOptions = {
   /** The model's provider and id, as `generateText` reports them */
   provider?: string
   modelId?: string
+  /**
+   * How many of the latest calls `model.doGenerateCalls` keeps (each holds
+   * its whole prompt); default 100. A model driving a long-lived app (the
+   * demo, a soak) would otherwise keep every prompt it was ever sent.
+   */
+  keepCalls?: number
 }
+
+/** The calls a scripted model keeps unless told otherwise */
+export const KEPT_CALLS = 100
 
 const USAGE = {
   inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
@@ -107,7 +116,8 @@ function contextOf(options: LanguageModelV4CallOptions, turn: number): TurnConte
  * A model playing `steps`; a call past the end fails loudly instead of
  * inventing an answer (the run fails with `E_PROVIDER`). A single function
  * instead of a list plays every call (a model that decides from its
- * prompt). The calls it received are on `model.doGenerateCalls`.
+ * prompt). The latest calls it received (`keepCalls`, 100 by default) are on
+ * `model.doGenerateCalls`.
  *
  * @example
  * const model = scriptedModel([
@@ -120,10 +130,13 @@ export function scriptedModel(
   options: ScriptOptions = {}
 ) {
   let calls = 0
-  return new MockLanguageModelV4({
+  const keep = options.keepCalls ?? KEPT_CALLS
+  const model = new MockLanguageModelV4({
     provider: options.provider,
     modelId: options.modelId,
     doGenerate: async (callOptions) => {
+      const kept = model.doGenerateCalls
+      if (kept.length > keep) kept.splice(0, kept.length - keep)
       const turn =
         options.by === 'turn'
           ? callOptions.prompt.filter((message) => message.role === 'assistant').length
@@ -135,6 +148,7 @@ export function scriptedModel(
       return generateResult(content)
     },
   })
+  return model
 }
 
 /**
