@@ -55,9 +55,7 @@ export const E_NO_ANSWERER = createError(
   400
 )
 
-/**
- * A child run tried to ask; its questions belong in its result for the parent.
- */
+/** A child run tried to ask; its questions belong in its result for the parent */
 export const E_DELEGATED_CALLER = createError(
   'A child run cannot ask a person. Return the open questions in your result so the parent run can ask them',
   'E_DELEGATED_CALLER',
@@ -71,9 +69,7 @@ export const E_DELEGATED_CALLER = createError(
  */
 export const E_BAD_INTENT = createError<[string]>('%s', 'E_BAD_INTENT', 400)
 
-/**
- * The app registered a tool under the built-in ask tool's name, checked at boot.
- */
+/** The app registered a tool under the built-in ask tool's name, checked at boot */
 export const E_RESERVED_TOOL_NAME = createError<[string, string]>(
   'The tool name "%s" is reserved for the built-in ask tool. Rename the tool of agent "%s"',
   'E_RESERVED_TOOL_NAME',
@@ -202,6 +198,14 @@ export const E_CANCELLED = rowError(
   (rowId) => `Row ${rowId} was cancelled with its run. The reply was not applied`
 )
 
+/** A reply to a row of a run whose agent the app no longer defines: the run was ended, its rows closed */
+export const E_UNKNOWN_AGENT = rowError(
+  410,
+  'E_UNKNOWN_AGENT',
+  (rowId) =>
+    `Row ${rowId} belongs to a run of an agent this version of the app no longer defines (renamed or removed), so the run cannot continue: it was ended and its rows closed. The reply was not applied`
+)
+
 /**
  * No such row (or run, or agent); the message says which.
  *
@@ -326,7 +330,7 @@ export const E_NOT_YOUR_STREAM = class extends HttpFacingException {
  * these are plain codes rather than exception classes.
  */
 export const RUN_FAILURES = {
-  /** The run names an agent no longer registered */
+  /** The run names an agent this deploy does not define (renamed or removed): its pending rows are closed */
   unknownAgent: 'E_UNKNOWN_AGENT',
   /** The run reached its agent's `maxSteps` model calls without a final answer */
   maxSteps: 'E_MAX_STEPS',

@@ -135,11 +135,23 @@ export async function cancelRuns(
     // Some had finished meanwhile: the caller's transaction rolls back rather than half cancel
     throw new Error(`cancelRuns: ${runIds.length - changed} of the runs had finished`)
   }
+  await closePendingRows(trx, runIds, now)
+  return changed
+}
+
+/**
+ * Closes the pending rows of runs that ended (`cancelled`), in the
+ * transaction that ended them: a late reply gets E_CANCELLED.
+ */
+export async function closePendingRows(
+  trx: TransactionClientContract,
+  runIds: string[],
+  now: DateTime
+) {
   await ToolCall.query({ client: trx })
     .whereIn('run_id', runIds)
     .where('status', 'pending')
     .update(preparedColumns(new ToolCall(), { status: 'cancelled', updatedAt: now }))
-  return changed
 }
 
 /**

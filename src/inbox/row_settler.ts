@@ -69,6 +69,13 @@ export type RowSettlerOptions = {
   /** Signs approvals over what they let run; the provider passes the app's message verifier */
   signer?: DecisionSigner
   validateEditedInput?: EditedInputValidator
+  /**
+   * Refuses a reply to a row whose run cannot go on, by throwing before
+   * anything is written: the runtime's, for a run of an agent the running
+   * deploy no longer defines (it ends the run, closing its rows, and throws
+   * E_UNKNOWN_AGENT). Rows read by `findRow` carry their run's agent.
+   */
+  checkRun?: (row: ToolCall) => Promise<void>
   /** The clock; tests move it to expire rows */
   now?: () => DateTime
   /**
@@ -104,8 +111,9 @@ export class RowSettler {
    * row. Give the row itself when the caller just read it (to authorize
    * it, say): the conditional update is the check that it is still
    * pending, so nothing is read twice. Throws E_NOT_FOUND, E_EXPIRED,
-   * E_CANCELLED, AlreadySettledException (409), InvalidReplyException (422)
-   * or ReplyMismatchException (422).
+   * E_CANCELLED, E_UNKNOWN_AGENT (410, from `checkRun`),
+   * AlreadySettledException (409), InvalidReplyException (422) or
+   * ReplyMismatchException (422).
    */
   async settle(
     rowOrId: string | ToolCall,
@@ -123,6 +131,8 @@ export class RowSettler {
       await this.#expireLate(row)
       throw this.#settledError(await ToolCall.findOrFail(row.id))
     }
+
+    if (row.runId) await this.#options.checkRun?.(row)
 
     const wait = waitOf(row)
     const reply = normalizeReply(await parseReply(rawReply, this.#options.limits), wait.kind)

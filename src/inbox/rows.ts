@@ -66,18 +66,39 @@ function newRow(holder: RowHolder, sequence: number, now: DateTime): Partial<Too
   }
 }
 
+/** The column `findRow` reads its run's agent into */
+const RUN_AGENT = 'run_agent'
+
 /**
  * One row by id, or null (for anything but a row id, without a query):
  * the read every settle and reply route starts with, so it skips Lucid's
  * model query (and, on SQLite, preparing the statement anew each time:
- * see ../persistence/sqlite_writes.ts).
+ * see ../persistence/sqlite_writes.ts). It carries its run's agent
+ * (`runAgentOf`), joined by key in the same statement, so a settle can tell
+ * a run this deploy cannot continue without a read of its own.
  */
 export async function findRow(rowId: string): Promise<ToolCall | null> {
   if (!isRowId(rowId)) return null
   const client = ToolCall.$adapter.modelConstructorClient(ToolCall)
-  const query = client.knexQuery().from(ToolCall.table).where('id', rowId).limit(1)
+  const rows = ToolCall.table
+  const runs = AgentRun.table
+  const query = client
+    .knexQuery()
+    .from(rows)
+    .leftJoin(runs, `${runs}.id`, `${rows}.run_id`)
+    .where(`${rows}.id`, rowId)
+    .select(`${rows}.*`, `${runs}.agent as ${RUN_AGENT}`)
+    .limit(1)
   const [row] = readRows(ToolCall, await allRows(client, query))
   return row ?? null
+}
+
+/**
+ * The agent of a row's run, as `findRow` read it: null for a row with no
+ * run, undefined when the row was read otherwise.
+ */
+export function runAgentOf(row: ToolCall): string | null | undefined {
+  return row.$extras[RUN_AGENT] as string | null | undefined
 }
 
 /**

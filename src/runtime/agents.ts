@@ -25,6 +25,7 @@ import { editedArgsValidator, inputSchemaOf } from './edited_args.ts'
 import { listRuns, type RunQuery } from './run_list.ts'
 import { RunDriver, type RunDriverOptions } from './run_driver.ts'
 import { closeMcpServers } from './mcp_tools.ts'
+import { unknownAgentCheck } from './unknown_agent.ts'
 
 /**
  * The driver's options (run_driver.ts), but its agents and inbox, which
@@ -95,6 +96,7 @@ export class Agents {
       events: options.events,
       notify: options.notify,
       validateEditedInput: editedArgsValidator(this.definitions),
+      checkRun: unknownAgentCheck(this.definitions, () => this.driver.owner, options),
       onSettled: (rows) => this.#settled(rows),
       onExpired: async (batch) => {
         await this.#expired(batch, true)

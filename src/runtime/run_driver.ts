@@ -34,7 +34,7 @@ import { handleAppTool } from './calls/app_tool.ts'
 import { handleAsk } from './calls/ask.ts'
 import type { OpenClaims } from './calls/execute_once.ts'
 import { CANCELLED, WAIT, type CallContext } from './calls/context.ts'
-import { handleIntake } from './calls/intake.ts'
+import { handleIntake, intakeDue } from './calls/intake.ts'
 import { toolset } from './calls/toolset.ts'
 import type { AgentDefinition } from './define_agent.ts'
 import { rowCallId, type OnCheckpoint } from './journal.ts'
@@ -175,13 +175,8 @@ export class RunDriver {
     const { run, journal, rows } = memory
     if (isFinished(run.status)) return run.status
     const agent = this.#agents.get(run.agent)
-    if (!agent) {
-      return this.#state.fail(
-        run,
-        RUN_FAILURES.unknownAgent,
-        `No agent named "${run.agent}" is registered`
-      )
-    }
+    // Renamed or removed by a deploy since the run started: it ends, its rows closed
+    if (!agent) return this.#state.failUnknownAgent(run)
     try {
       await loadMcpTools(agent)
     } catch (error) {
@@ -202,6 +197,7 @@ export class RunDriver {
     }
 
     for (;;) {
+      const intake = intakeDue(agent, memory)
       if (journal.length === 0) {
         const input: NewEntry = {
           key: 'input',
@@ -209,7 +205,7 @@ export class RunDriver {
           payload: { text: renderInput(run.input) },
         }
         // Derived from the run row, the input needs no commit of its own: it goes with the first response
-        if (!agent.intake) {
+        if (!intake) {
           memory.stage(input)
           continue
         }
@@ -218,7 +214,7 @@ export class RunDriver {
         continue
       }
 
-      if (agent.intake && !journal.some((entry) => entry.kind === 'intake')) {
+      if (intake) {
         const outcome = await handleIntake(context)
         if (outcome === WAIT) return this.#state.wait(run)
         if (outcome === CANCELLED) return 'cancelled'

@@ -8,7 +8,7 @@
  */
 
 import { DateTime } from 'luxon'
-import type { RunFailureCode } from '../errors.ts'
+import { RUN_FAILURES, type RunFailureCode } from '../errors.ts'
 import type { EventSink } from '../events.ts'
 import {
   AgentRun,
@@ -17,6 +17,8 @@ import {
   type RunStatus,
 } from '../persistence/models/agent_run.ts'
 import { affectedRows, preparedColumns } from '../persistence/prepared_columns.ts'
+import { transaction } from '../persistence/transaction.ts'
+import { closePendingRows } from '../inbox/expiry.ts'
 import debug from '../debug.ts'
 import { errorText } from './transient.ts'
 
@@ -71,6 +73,50 @@ export class RunState {
     })
     if (status === 'failed') await this.#events?.emit('agents:run:failed', { run })
     return status
+  }
+
+  /**
+   * Ends a run whose agent this deploy does not define (renamed or removed
+   * since it started): failed with E_UNKNOWN_AGENT, its pending rows closed
+   * (`cancelled`) in the same transaction, so no row waits for a settle
+   * nobody can act on. Held by this driver, or by nobody (a waiting run a
+   * settle found): a live lease of another process (a deploy still defining
+   * the agent) keeps the run. Returns the status the run ended up in.
+   */
+  async failUnknownAgent(run: AgentRun): Promise<RunStatus | 'busy'> {
+    const now = DateTime.now()
+    const message = `No agent named "${run.agent}" is defined in this version of the app (it was renamed or removed after the run started), so the run cannot continue. Its pending rows were closed.`
+    const failed = {
+      status: 'failed' as const,
+      errorCode: RUN_FAILURES.unknownAgent,
+      error: message,
+      finishedAt: now,
+      lastError: null,
+      lastErrorAt: null,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+    }
+    const lapsed = preparedColumns(run, { leaseExpiresAt: now }).lease_expires_at
+    const ended = await transaction(AgentRun, async (trx) => {
+      const affected = await AgentRun.query({ client: trx })
+        .where('id', run.id)
+        .whereNotIn('status', FINISHED_RUN_STATUSES)
+        .where((free) =>
+          free
+            .whereNull('lease_owner')
+            .orWhere('lease_owner', this.#owner)
+            .orWhere('lease_expires_at', '<', lapsed)
+        )
+        .update(preparedColumns(run, { ...failed, updatedAt: now }))
+      if (affectedRows(affected) !== 1) return false
+      await closePendingRows(trx, [run.id], now)
+      return true
+    })
+    if (!ended) return this.stopped(run)
+    Object.assign(run, failed)
+    debug('run %s failed: %s %s', run.id, RUN_FAILURES.unknownAgent, message)
+    await this.#events?.emit('agents:run:failed', { run })
+    return 'failed'
   }
 
   /**

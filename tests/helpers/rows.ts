@@ -7,6 +7,8 @@ import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import { hashArgs } from '../../src/inbox/args_hash.ts'
 import { viewDigest } from '../../src/governance/view.ts'
 import type { QuestionSet } from '../../src/questions/types.ts'
+import { defineAgent } from '../../src/runtime/define_agent.ts'
+import { say, scriptedModel } from '../../src/testing/scripted_model.ts'
 
 export const DEPLOY_QUESTIONS: QuestionSet = {
   preamble: 'Before I scaffold the service:',
@@ -28,6 +30,20 @@ export const DEPLOY_QUESTIONS: QuestionSet = {
       defaults: ['2'],
     },
   ],
+}
+
+/**
+ * The agent the runs below belong to. A runtime that settles their rows
+ * defines it, as an app defines the agents of its runs: a reply to a row
+ * of a run whose agent the runtime does not define is refused, and the run
+ * ended (src/runtime/unknown_agent.ts). Resumed, its runs end with "done".
+ */
+export function rowsAgent() {
+  return defineAgent({
+    name: 'deployer',
+    model: scriptedModel(() => [say('done')]),
+    instructions: 'Deploy.',
+  })
 }
 
 export async function createRun(ownerId: string | null = 'user:1') {

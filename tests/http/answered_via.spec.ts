@@ -11,7 +11,7 @@ import type { HttpContext } from '@adonisjs/core/http'
 import type { NextFn } from '@adonisjs/core/types/http'
 import { dbName } from '../helpers/database.ts'
 import { createHttpApp } from '../helpers/http.ts'
-import { createAskRow } from '../helpers/rows.ts'
+import { createAskRow, rowsAgent } from '../helpers/rows.ts'
 import { defineConfig } from '../../src/define_config.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import { viewDigest } from '../../src/governance/view.ts'
@@ -31,6 +31,8 @@ test.group(`Inbox API, the channel of a reply | ${dbName()}`, (group) => {
   group.setup(async () => {
     const httpApp = await createHttpApp({
       agents: defineConfig({
+        // The rows' runs belong to an agent of the app (tests/helpers/rows.ts)
+        agents: [rowsAgent()],
         inbox: { identify: (ctx) => ctx.request.header('x-person') ?? null },
       }),
       preload: async (app) => {

@@ -10,7 +10,7 @@
 import { test } from '@japa/runner'
 import { DateTime } from 'luxon'
 import { createTestApp, dbName } from '../helpers/database.ts'
-import { createRun } from '../helpers/rows.ts'
+import { createRun, rowsAgent } from '../helpers/rows.ts'
 import { createAgents } from '../helpers/runtime.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import { InboxEvent } from '../../src/persistence/models/inbox_event.ts'
@@ -32,7 +32,8 @@ const LADDER: LadderStep[] = [
 const roles = { resolveRole: (role: string) => (role === 'oncall' ? ['grace', 'linus'] : []) }
 
 function runtimes(): [Agents, Agents] {
-  const options = { agents: [], approvals: roles, notify: true }
+  // The rows' runs belong to an agent of the app (tests/helpers/rows.ts)
+  const options = { agents: [rowsAgent()], approvals: roles, notify: true }
   return [createAgents(options), createAgents(options)]
 }
 

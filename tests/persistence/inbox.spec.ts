@@ -1,7 +1,7 @@
 import { test } from '@japa/runner'
 import { DateTime } from 'luxon'
 import { createTestApp, dbName } from '../helpers/database.ts'
-import { createActionRow, createAskRow } from '../helpers/rows.ts'
+import { createActionRow, createAskRow, rowsAgent } from '../helpers/rows.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import { Inbox } from '../../src/inbox/inbox.ts'
 import { defineConfig } from '../../src/define_config.ts'
@@ -11,7 +11,10 @@ import type { QuestionOutcome } from '../../src/questions/types.ts'
 test.group(`Inbox | ${dbName()}`, (group) => {
   let app: ApplicationService
   group.setup(async () => {
-    const testApp = await createTestApp()
+    // The rows' runs belong to an agent of the app (tests/helpers/rows.ts)
+    const testApp = await createTestApp({
+      agents: defineConfig({ agents: [rowsAgent()], limits: { askBudget: 2 } }),
+    })
     app = testApp.app
     return () => testApp.terminate()
   })

@@ -21,6 +21,7 @@ export type InboxEventType =
   | 'expired'
   | 'executed'
   | 'interrupted'
+  | 'not-run'
   | 'granted'
   | 'revoked'
   | 'policy-decided'

@@ -28,9 +28,13 @@ export type ToolCallStatus =
 /**
  * Where executing the tool got to; lets a restart tell "never ran" from
  * "ran" from "was running when the process died"; `refused` marks an approval
- * whose signature did not verify, never run.
+ * whose signature did not verify, never run. `tool-removed` and
+ * `invalid-args` mark a call the running deploy did not run: its tool is no
+ * longer defined, or its args no longer fit the tool's input schema
+ * (src/runtime/calls/current_tool.ts); the result says why.
  */
-export type ToolExecution = 'running' | 'succeeded' | 'failed' | 'interrupted' | 'refused'
+export type ToolExecution =
+  'running' | 'succeeded' | 'failed' | 'interrupted' | 'refused' | 'tool-removed' | 'invalid-args'
 
 export class ToolCall extends BaseModel {
   static table = 'agent_tool_calls'

@@ -3,7 +3,9 @@
  * either opens an approval wait (when the tool needs approval for this
  * input) or is recorded and executed at once. A call found with a row is
  * carried on from what the row says: still pending, cancelled, approved
- * (with the args the person saw, maybe edited) or declined.
+ * (with the args the person saw, maybe edited) or declined, checked
+ * against the tool as the running deploy defines it (it may have changed
+ * or gone since the row was written: current_tool.ts, removed_tool.ts).
  */
 
 import { hashArgs } from '../../inbox/args_hash.ts'
@@ -16,6 +18,7 @@ import type { SavedToolCall } from '../journal.ts'
 import { CANCELLED, errorOutput, WAIT, type CallContext, type CallResult } from './context.ts'
 import { executeOnce } from './execute_once.ts'
 import { governedCall } from './governed.ts'
+import { removedToolCall } from './removed_tool.ts'
 
 /**
  * Handles a call of an app tool, its row stored under `storedId`
@@ -29,6 +32,8 @@ export async function handleAppTool(
   row: ToolCall | undefined
 ): Promise<CallResult> {
   const definition = context.agent.tools.get(call.toolName)
+  // A row of a tool this deploy no longer defines still says what happened (removed_tool.ts)
+  if (!definition && row) return removedToolCall(context, row)
   if (!definition) {
     return errorOutput(`There is no tool named "${call.toolName}". Use one of the tools offered.`)
   }
@@ -53,7 +58,11 @@ export async function handleAppTool(
 
   if (row.status === 'pending') return WAIT
   if (row.status === 'cancelled') return CANCELLED
-  if (row.status === 'auto') return executeOnce(context, definition, row, row.request.args, null)
+  // Rows of an earlier drive, maybe of an earlier deploy: their args must fit the tool as it is now
+  const current = { current: true }
+  if (row.status === 'auto') {
+    return executeOnce(context, definition, row, row.request.args, null, current)
+  }
 
   const decision = row.outcome as DecisionOutcome
   if (row.status !== 'approved') return { type: 'text', value: decision.text }
@@ -68,7 +77,7 @@ export async function handleAppTool(
       'The approval of this call does not verify: its record was changed after the person approved it, so the action was not run.'
     )
   }
-  return executeOnce(context, definition, row, args, decision.text)
+  return executeOnce(context, definition, row, args, decision.text, current)
 }
 
 /**

@@ -18,6 +18,7 @@ import type { ToolOutput } from '../journal.ts'
 import { errorOutput, rowKey, toolContext, type CallContext } from './context.ts'
 import { runInTransaction } from './execute_in_transaction.ts'
 import { auditedUpdate } from './execution_audit.ts'
+import { checkCurrentArgs, notRunText } from './current_tool.ts'
 
 /**
  * An execution this driver claimed whose outcome is not in the database:
@@ -43,7 +44,9 @@ export type OpenClaims = Map<string, OpenClaim>
  * before it ran, and the result written if its write was lost. Found by
  * any other driver, it belongs to a dead or stalled process and is marked
  * `interrupted`, never run again. `approvalText` (the person's decision)
- * comes before the result in what the model reads.
+ * comes before the result in what the model reads. With `current`, for a
+ * row an earlier drive wrote, the args are first checked against the
+ * tool's input schema as this deploy defines it (./current_tool.ts).
  *
  * A transactional tool takes another way (execute_in_transaction.ts): its
  * handler's writes and the row's result commit together, so it has no
@@ -55,7 +58,8 @@ export async function executeOnce(
   definition: ToolDefinition,
   row: ToolCall,
   args: unknown,
-  approvalText: string | null
+  approvalText: string | null,
+  options: { current?: boolean } = {}
 ): Promise<ToolOutput> {
   const { run, claims } = context
   const prefix = approvalText ? `${approvalText}\n` : ''
@@ -65,34 +69,22 @@ export async function executeOnce(
   if (row.execution === 'running' && open?.ran) {
     return record(context, definition, row, open, args, approvalText)
   }
-  if (row.execution === 'running' && !open) {
-    const now = DateTime.now()
-    await auditedUpdate(
-      row,
-      'interrupted',
-      {},
-      preparedColumns(row, { execution: 'interrupted', executedAt: now, updatedAt: now }),
-      [['id = ?', row.id], ["execution = 'running'"]]
-    )
-    // Waits the dead driver held open mid-call died with its requests
-    if (row.claimedBy) await context.inbox.withdrawHeld(run.id, row.claimedBy)
-    Object.assign(row, { execution: 'interrupted', executedAt: now })
-  }
-  if (row.execution && row.execution !== 'running') claims.delete(row.id)
-  if (row.transactional && (row.execution === 'succeeded' || row.execution === 'failed')) {
-    // Killed between its commit and its effects: they go out before the model reads on
-    await context.outbox.deliverRow(run.agent, row.id)
-  }
-  switch (row.execution) {
-    case 'succeeded':
-    case 'failed':
-      return storedOutput(row, prefix, edited)
-    case 'interrupted':
-      return errorOutput(
-        `${prefix}The "${definition.name}" call was interrupted by a process restart while it ran. It may or may not have taken effect, and it was not run again. Check its effect before calling it again.`
-      )
-  }
+  const earlier = await earlierExecution(context, definition.name, row, prefix, edited)
+  if (earlier) return earlier
 
+  /*
+   * A row of an earlier drive may come from an earlier deploy of the app:
+   * its args must fit the tool's schema as it is now, or it never runs
+   * (docs/design.md §5.2). A call validated in this drive needs no second look.
+   */
+  if (!row.execution && options.current) {
+    const checked = await checkCurrentArgs(context, definition, row, args, prefix)
+    if (!checked.fits) {
+      if (checked.output) return checked.output
+      // Run or marked by another driver meanwhile: its record says what became of it
+      return executeOnce(context, definition, await ToolCall.findOrFail(row.id), args, approvalText)
+    }
+  }
   // A row just built in memory has no execution at all, not even null
   if (!row.execution && definition.transactional) {
     if (await runInTransaction(context, definition, row, args)) {
@@ -131,9 +123,6 @@ export async function executeOnce(
       executionAttempts: 1,
       startedAt: now,
     })
-  } else if (row.execution !== 'running') {
-    // `refused`: an approval whose signature did not verify never runs
-    return errorOutput(`${prefix}The "${definition.name}" call was not run.`)
   }
   await context.onCheckpoint?.('before-execute', run.id)
 
@@ -152,6 +141,59 @@ export async function executeOnce(
   }
   claims.set(row.id, outcome)
   return record(context, definition, row, outcome, args, approvalText)
+}
+
+/**
+ * What became of a row's execution in an earlier drive, or null when it
+ * is still to run (or this driver's own claim is still to finish). A row
+ * found `running` under a claim no longer open belongs to a dead or stalled
+ * process: it is marked `interrupted` here, never run again. Needs only the
+ * tool's name, so a row whose tool the running deploy no longer defines
+ * is told the same way (./current_tool.ts).
+ */
+export async function earlierExecution(
+  context: CallContext,
+  toolName: string,
+  row: ToolCall,
+  prefix: string,
+  edited: boolean
+): Promise<ToolOutput | null> {
+  const { run, claims } = context
+  const open = row.claimedBy === context.owner ? claims.get(row.id) : undefined
+  if (row.execution === 'running' && !open) {
+    const now = DateTime.now()
+    await auditedUpdate(
+      row,
+      'interrupted',
+      {},
+      preparedColumns(row, { execution: 'interrupted', executedAt: now, updatedAt: now }),
+      [['id = ?', row.id], ["execution = 'running'"]]
+    )
+    // Waits the dead driver held open mid-call died with its requests
+    if (row.claimedBy) await context.inbox.withdrawHeld(run.id, row.claimedBy)
+    Object.assign(row, { execution: 'interrupted', executedAt: now })
+  }
+  if (row.execution && row.execution !== 'running') claims.delete(row.id)
+  if (row.transactional && (row.execution === 'succeeded' || row.execution === 'failed')) {
+    // Killed between its commit and its effects: they go out before the model reads on
+    await context.outbox.deliverRow(run.agent, row.id)
+  }
+  switch (row.execution) {
+    case 'succeeded':
+    case 'failed':
+      return storedOutput(row, prefix, edited)
+    case 'interrupted':
+      return errorOutput(
+        `${prefix}The "${toolName}" call was interrupted by a process restart while it ran. It may or may not have taken effect, and it was not run again. Check its effect before calling it again.`
+      )
+    case 'tool-removed':
+    case 'invalid-args':
+      return errorOutput(`${prefix}${notRunText(row)}`)
+    case 'refused':
+      // An approval whose signature did not verify never runs
+      return errorOutput(`${prefix}The "${toolName}" call was not run.`)
+  }
+  return null
 }
 
 /**

@@ -12,7 +12,7 @@ import { guardedWrite, type Condition } from '../../persistence/guarded_write.ts
 import { appendEvents, eventColumns, type AuditEntry } from '../../inbox/audit_log.ts'
 import { viewDigest } from '../../governance/view.ts'
 
-type ExecutionEvent = 'executed' | 'interrupted'
+type ExecutionEvent = 'executed' | 'interrupted' | 'not-run'
 
 function governed(row: ToolCall) {
   return !(row.status === 'auto' && !row.answeredVia)

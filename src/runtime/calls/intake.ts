@@ -2,7 +2,7 @@
  * The agent's intake form: a question set asked before the first model
  * call, answered like any question set. Its row is opened once per
  * attempt, and a retried run recalls the earlier answer instead of asking
- * again.
+ * again. It belongs to the start of a run, whatever a deploy changes later.
  */
 
 import { RUN_FAILURES } from '../../errors.ts'
@@ -10,6 +10,8 @@ import type { QuestionOutcome, QuestionSet } from '../../questions/types.ts'
 import { assertQuestionSet } from '../../questions/assert.ts'
 import { CANCELLED, WAIT, type CallContext } from './context.ts'
 import { expiry, openWait, recall } from './waits.ts'
+import type { AgentDefinition } from '../define_agent.ts'
+import type { RunMemory } from '../run_memory.ts'
 
 /**
  * The intake row: created before the first model call, answered like
@@ -55,4 +57,18 @@ export async function handleIntake(context: CallContext) {
   if (row.status === 'cancelled') return CANCELLED
   const outcome = row.outcome as QuestionOutcome
   return `Intake form, answered before you started:\n${outcome.text}`
+}
+
+/**
+ * Whether the run's intake is still to be asked or read: only before the
+ * run's first model call, so a journal never gets a question between a
+ * tool call and its result (an intake a later deploy added to the agent is
+ * for new runs). An intake row the attempt already has is read even when
+ * the agent no longer has an intake: its answers reach the model.
+ */
+export function intakeDue(agent: AgentDefinition, memory: RunMemory): boolean {
+  // The step count first: a run past its start pays nothing for this check, however long
+  if (memory.conversation.steps > 0) return false
+  if (memory.journal.some((entry) => entry.kind === 'intake')) return false
+  return agent.intake !== undefined || memory.rows.some((row) => row.kind === 'intake')
 }
