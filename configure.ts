@@ -280,7 +280,7 @@ export async function publishMigrations(command: BaseCommand, force: boolean) {
       ? existing.slice(0, -`_${stub.name}.ts`.length)
       : prefixes[missing.indexOf(stub)]
     const output = await codemods.makeUsingStub(migrationsRoot, stub.file, { prefix })
-    if (output.status !== 'skipped') written.push(output.relativeFileName)
+    if (output.status !== 'skipped') written.push(command.app.relativePath(output.destination))
   }
   return written
 }

@@ -46,7 +46,9 @@ export function migrationStubs(files: string[]): MigrationStub[] {
     .sort((a, b) => a.order - b.order)
   stubs.forEach((stub, index) => {
     if (index > 0 && stubs[index - 1].order === stub.order) {
-      throw new Error(`Migration stubs "${stubs[index - 1].file}" and "${stub.file}" share a number`)
+      throw new Error(
+        `Migration stubs "${stubs[index - 1].file}" and "${stub.file}" share a number`
+      )
     }
   })
   return stubs

@@ -105,6 +105,18 @@ async function setupApp(
   return ace
 }
 
+/** The app's migration files, by name, in the order they run */
+async function appMigrations(fs: FileSystem): Promise<string[]> {
+  const files = await fs.readDir('database/migrations')
+  return files.map((file) => file.basename).sort()
+}
+
+/** How many migration stubs the package ships */
+async function stubCount(): Promise<number> {
+  const stubs = await readdir(MIGRATION_STUBS)
+  return stubs.length
+}
+
 /**
  * Runs `body` with stdin seen as a terminal or not: configure asks only
  * when someone can answer.
@@ -169,9 +181,9 @@ test.group('Configure', (group) => {
 
     // Every migration of the package, in the order they run
     const stubs = await readMigrationStubs(fileURLToPath(MIGRATION_STUBS))
-    const migrations = (await fs.readDir('database/migrations')).map((file) => file.basename)
+    const migrations = await appMigrations(fs)
     assert.deepEqual(
-      migrations.sort().map((file) => file.replace(/^\d{13}_/, '')),
+      migrations.map((file) => file.replace(/^\d{13}_/, '')),
       stubs.map((stub) => `${stub.name}.ts`)
     )
     assert.match(migrations[0], /^\d{13}_create_agent_inbox_tables\.ts$/)
@@ -218,8 +230,8 @@ test.group('Configure', (group) => {
       []
     )
     assert.isTrue(secondLogs.some((line) => /SKIPPED.*update adonisrc\.ts/.test(line)))
-    const migrations = (await fs.readDir('database/migrations')).map((file) => file.basename)
-    assert.lengthOf(migrations, (await readdir(MIGRATION_STUBS)).length)
+    const migrations = await appMigrations(fs)
+    assert.lengthOf(migrations, await stubCount())
     assert.equal(
       await fs.contents('inertia/pages/agent_inbox/index.tsx'),
       '// the app changed its page'
@@ -243,10 +255,7 @@ test.group('Configure', (group) => {
     await assert.fileContains('inertia/agent_inbox/inbox.css', '.agent-inbox')
     await assert.fileContains('config/agents.ts', 'defineAgent')
     // The migrations are rendered again in place: no second copy under a new timestamp
-    assert.sameMembers(
-      (await fs.readDir('database/migrations')).map((file) => file.basename),
-      migrations
-    )
+    assert.sameMembers(await appMigrations(fs), migrations)
   })
 
   test('an app without Inertia is asked whether it wants the page', async ({ assert, fs }) => {
@@ -278,7 +287,7 @@ test.group('Configure', (group) => {
     assert.equal(command.exitCode, 0)
     await assert.fileNotExists('inertia/pages/agent_inbox/index.tsx')
     await assert.fileExists('config/agents.ts')
-    assert.lengthOf(await fs.readDir('database/migrations'), (await readdir(MIGRATION_STUBS)).length)
+    assert.lengthOf(await fs.readDir('database/migrations'), await stubCount())
     await assert.fileContains('start/agent_inbox.ts', 'registerInboxRoutes(router)')
     await assert.fileContains('adonisrc.ts', [
       `() => import('adonis-agent-inbox/agent_inbox_provider')`,
@@ -466,7 +475,7 @@ test.group('Configure', (group) => {
     assert.equal(upgrade.exitCode, 0)
 
     const stubs = await readMigrationStubs(fileURLToPath(MIGRATION_STUBS))
-    const files = (await fs.readDir('database/migrations')).map((file) => file.basename).sort()
+    const files = await appMigrations(fs)
     const added = files.filter((file) => file !== installed && file !== own)
     assert.deepEqual(
       added.map((file) => file.replace(/^\d{13}_/, '')),
@@ -482,16 +491,16 @@ test.group('Configure', (group) => {
       logs.join('\n')
     )
     for (const file of added) {
-      assert.isTrue(logs.some((line) => /DONE/.test(line) && line.includes(file)), file)
+      assert.isTrue(
+        logs.some((line) => /DONE/.test(line) && line.includes(file)),
+        file
+      )
     }
 
     const again = await ace.create(Configure, [PACKAGE])
     await again.exec()
     assert.equal(again.exitCode, 0)
-    assert.deepEqual(
-      (await fs.readDir('database/migrations')).map((file) => file.basename).sort(),
-      files
-    )
+    assert.deepEqual(await appMigrations(fs), files)
     assert.deepEqual(
       logsOf(ace).filter((line) => /DONE/.test(line)),
       []
@@ -510,7 +519,7 @@ test.group('Configure', (group) => {
     assert.equal(command.exitCode, 0)
 
     const stubs = await readMigrationStubs(fileURLToPath(MIGRATION_STUBS))
-    const files = (await fs.readDir('database/migrations')).map((file) => file.basename).sort()
+    const files = await appMigrations(fs)
     assert.deepEqual(
       files.map((file) => file.replace(/^\d{13}_/, '')),
       stubs.map((stub) => `${stub.name}.ts`)

@@ -105,17 +105,23 @@ test.group(`Persistence | upgrading from release 0.1.0 | ${dbName()}`, (group) =
     assert,
   }) => {
     const tools = deployTools()
+    // One script each across both deploys: the second goes on where the first stopped
+    const askerModel = scriptedModel([[ask('q1', DB_QUESTION)], [say('On PostgreSQL.')]])
+    const deployerModel = scriptedModel([
+      [call('d1', 'deploy', { branch: 'main' })],
+      [say('Deployed.')],
+    ])
     const agents = () =>
       createAgents({
         agents: [
           defineAgent({
             name: 'asker',
-            model: scriptedModel([[ask('q1', DB_QUESTION)], [say('On PostgreSQL.')]]),
+            model: askerModel,
             instructions: 'Ask which database.',
           }),
           defineAgent({
             name: 'deployer',
-            model: scriptedModel([[call('d1', 'deploy', { branch: 'main' })], [say('Deployed.')]]),
+            model: deployerModel,
             instructions: 'Deploy.',
             tools: [tools.deploy],
           }),
@@ -153,17 +159,15 @@ test.group(`Persistence | upgrading from release 0.1.0 | ${dbName()}`, (group) =
       missing.map((stub, index) => `${prefixes[index]}_${stub.name}`),
       'only the new migrations run, in order'
     )
-    const schema = db.connection().schema
-    assert.isTrue(await schema.hasColumn('agent_runs', 'definition_digest'))
-    assert.isTrue(await schema.hasColumn('agent_tool_calls', 'definition_digest'))
+    // A builder of its own per question: knex chains the calls made on one
+    const hasColumn = (table: string) =>
+      db.connection().schema.hasColumn(table, 'definition_digest')
+    assert.isTrue(await hasColumn('agent_runs'))
+    assert.isTrue(await hasColumn('agent_tool_calls'))
 
     // After it, a new deploy settles them: the question is answered, the action runs once
     const after = agents()
-    await after.inbox.settle(
-      question.id,
-      { answers: { db: ['pg'] } },
-      { by: 'user:1', via: 'api' }
-    )
+    await after.inbox.settle(question.id, { answers: { db: ['pg'] } }, { by: 'user:1', via: 'api' })
     await after.inbox.settle(action.id, { approved: true }, { by: 'user:1', via: 'api' })
     await after.idle()
     await asked.refresh()
@@ -182,12 +186,12 @@ test.group(`Persistence | upgrading from release 0.1.0 | ${dbName()}`, (group) =
 
     // Rolled back, the new columns go and the rows stay; migrated again, they are back
     assert.deepEqual(await migrationRun(app, db, 'down'), [...ran].reverse())
-    assert.isFalse(await schema.hasColumn('agent_runs', 'definition_digest'))
-    assert.isFalse(await schema.hasColumn('agent_tool_calls', 'definition_digest'))
+    assert.isFalse(await hasColumn('agent_runs'))
+    assert.isFalse(await hasColumn('agent_tool_calls'))
     assert.lengthOf(await rowsOf(asked.id), 1)
     await question.refresh()
     assert.equal(question.status, 'answered')
     assert.deepEqual(await migrationRun(app, db), ran)
-    assert.isTrue(await schema.hasColumn('agent_tool_calls', 'definition_digest'))
+    assert.isTrue(await hasColumn('agent_tool_calls'))
   })
 })
