@@ -1,11 +1,14 @@
 /*
  * `node ace add adonis-agent-inbox`: publishes config/agents.ts (an example
- * agent with an intake, a read tool and an action tool), the migration of
- * the package's tables, the Inertia pages (the inbox, a run's page, the
- * history; React or Vue) and the routes file, then registers the provider,
- * the commands, the preload file and the env variable, and prints what is
- * left to do. Running it again changes nothing (and says so) unless
- * `--force` is given.
+ * agent with an intake, a read tool and an action tool), the migrations of
+ * the package's tables that the app lacks, the Inertia pages (the inbox, a
+ * run's page, the history; React or Vue) and the routes file, then
+ * registers the provider, the commands, the preload file and the env
+ * variable, and prints what is left to do. Running it again changes nothing (and says so) unless
+ * `--force` is given, but for the migrations a newer version of the
+ * package brings: after an upgrade, `node ace configure adonis-agent-inbox`
+ * (or `node ace agents:migrations`, which does nothing else) publishes
+ * those alone (database/migration_stubs.ts).
  *
  * Flags: `--page` / `--no-page` decide whether the pages are published
  * (else yes with @adonisjs/inertia, else a prompt, and without a terminal
@@ -16,18 +19,25 @@
  * terminal to ask, an error before anything is written);
  * `--executor=queue` writes a config whose runs are driven by
  * `@adonisjs/queue` workers (default `inline`); ace's own `--force`
- * overwrites files already published (config, migration, pages, routes
- * file).
+ * overwrites files already published (config, migrations, in place, pages,
+ * routes file).
  */
 
 import { access, copyFile, mkdir, readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import type { BaseCommand } from '@adonisjs/core/ace'
 import type Configure from '@adonisjs/core/commands/configure'
 import { stubsRoot } from './stubs/main.ts'
+import {
+  migrationPrefixes,
+  missingMigrations,
+  publishedMigration,
+  readMigrationStubs,
+} from './database/migration_stubs.ts'
 
+/** The package's migration stubs, in the sources and once built (build/database/migrations/) */
 const migrationsRoot = fileURLToPath(new URL('./database/migrations/', import.meta.url))
-const MIGRATION_SUFFIX = '_create_agent_inbox_tables.ts'
 /** The Inertia clients the pages are written for, by the package that names each */
 const FRAMEWORKS = { react: '@inertiajs/react', vue: '@inertiajs/vue3' } as const
 type Framework = keyof typeof FRAMEWORKS
@@ -247,6 +257,35 @@ async function defineEnv(command: Configure) {
 }
 
 /**
+ * Publishes the package's migrations the app lacks (database/migration_stubs.ts),
+ * each timestamped after the app's own, in the order they run; one it has
+ * is skipped, whatever its timestamp, or with `force` rendered again in
+ * place. Returns the files written. Also `node ace agents:migrations`.
+ */
+export async function publishMigrations(command: BaseCommand, force: boolean) {
+  const codemods = await command.createCodemods()
+  const folder = command.app.makePath('database/migrations')
+  const appFiles = (await exists(folder)) ? await readdir(folder) : []
+  const stubs = await readMigrationStubs(migrationsRoot)
+  const missing = missingMigrations(stubs, appFiles)
+  const prefixes = migrationPrefixes(missing.length)
+  const written: string[] = []
+  for (const stub of stubs) {
+    const existing = publishedMigration(stub, appFiles)
+    if (existing && !force) {
+      command.logger.action(`create database/migrations/${existing}`).skipped('already exists')
+      continue
+    }
+    const prefix = existing
+      ? existing.slice(0, -`_${stub.name}.ts`.length)
+      : prefixes[missing.indexOf(stub)]
+    const output = await codemods.makeUsingStub(migrationsRoot, stub.file, { prefix })
+    if (output.status !== 'skipped') written.push(command.app.relativePath(output.destination))
+  }
+  return written
+}
+
+/**
  * What is left to do, printed last: the migration, the model's key, where
  * the inbox is.
  */
@@ -299,17 +338,7 @@ export async function configure(command: Configure) {
         : '',
   })
 
-  // The migration name is timestamped, so "already published" means any prefix
-  const migrationsDir = app.makePath('database/migrations')
-  const migrations = (await exists(migrationsDir)) ? await readdir(migrationsDir) : []
-  const published = migrations.find((file) => file.endsWith(MIGRATION_SUFFIX))
-  if (published && !force) {
-    command.logger.action(`create database/migrations/${published}`).skipped('already exists')
-  } else {
-    await codemods.makeUsingStub(migrationsRoot, 'create_agent_inbox_tables.stub', {
-      prefix: Date.now(),
-    })
-  }
+  await publishMigrations(command, force)
 
   if (framework) await publishPages(command, framework, app.makePath('inertia'), force)
 

@@ -13,7 +13,7 @@ export default configPkg(
       'fixtures/app/inertia/agent_inbox/**',
       'fixtures/app/inertia_vue/pages/agent_inbox/**',
       'fixtures/app/inertia_vue/agent_inbox/**',
-      'fixtures/app/database/migrations/0002_create_agent_inbox_tables.ts',
+      'fixtures/app/database/migrations/0002_*.ts',
     ],
   },
   {

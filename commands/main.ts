@@ -22,6 +22,7 @@ const COMMANDS = {
   'agents_prune.ts': () => import('./agents_prune.ts'),
   'agents_audit.ts': () => import('./agents_audit.ts'),
   'agents_policy.ts': () => import('./agents_policy.ts'),
+  'agents_migrations.ts': () => import('./agents_migrations.ts'),
   'make_agent.ts': () => import('./make_agent.ts'),
   'make_tool.ts': () => import('./make_tool.ts'),
 }

@@ -36,7 +36,7 @@ export type AgentsOptions = Omit<RunDriverOptions, 'agents' | 'inbox'> & {
   limits?: Partial<QuestionLimits>
   /** Build another executor (a queue) around the driver; inline by default */
   executor?: (driver: RunDriver, context: { logger?: ExecutorLogger }) => RunExecutor
-  /** The app's logger: drives that fail are reported here */
+  /** The app's logger: drives that fail, and runs that fail, are reported here */
   logger?: ExecutorLogger
   /** Notifications are configured: rows and ladder steps write notices (src/notify/) */
   notify?: boolean

@@ -44,6 +44,7 @@ import { Outbox } from './effects/outbox.ts'
 import type { EffectRetry } from './effects/keys.ts'
 import { RUN_FAILURES } from '../errors.ts'
 import { RunState } from './run_state.ts'
+import type { ExecutorLogger } from './executor.ts'
 
 export type RunDriverOptions = {
   agents: Map<string, AgentDefinition>
@@ -61,6 +62,8 @@ export type RunDriverOptions = {
   effectRetry?: Partial<EffectRetry>
   /** The app-wide policy and role resolver (docs/design.md §11) */
   approvals?: ApprovalsConfig
+  /** The app's logger: runs that fail are told there (run_state.ts) */
+  logger?: ExecutorLogger
 }
 
 const CHILD_NOTE =
@@ -90,7 +93,7 @@ export class RunDriver {
     this.#agents = options.agents
     this.#inbox = options.inbox
     this.#lease = new Lease({ ttl: options.leaseTtl, owner: options.owner })
-    this.#state = new RunState(this.#lease.owner, options.events)
+    this.#state = new RunState(this.#lease.owner, options.events, options.logger)
     const { onCheckpoint, signer, approvals } = options
     this.#shared = { onCheckpoint, signer, approvals }
     this.owner = this.#lease.owner

@@ -4,7 +4,9 @@
  * while its driver worked stays cancelled, and the event goes out only
  * when this change is the one that took. The codes a failed run is stored
  * with live here too, so every reason a run fails is in one list; and so
- * does the note of a drive that failed with an error (`last_error`).
+ * does the note of a drive that failed with an error (`last_error`). A run
+ * that fails is told to the app's logger at `warn`: its run id, agent,
+ * code and message, never only under NODE_DEBUG.
  */
 
 import { DateTime } from 'luxon'
@@ -20,6 +22,7 @@ import { affectedRows, preparedColumns } from '../persistence/prepared_columns.t
 import { transaction } from '../persistence/transaction.ts'
 import { closePendingRows } from '../inbox/expiry.ts'
 import debug from '../debug.ts'
+import type { ExecutorLogger } from './executor.ts'
 import { errorText } from './transient.ts'
 
 /**
@@ -29,15 +32,17 @@ import { errorText } from './transient.ts'
  */
 export class RunState {
   #events?: EventSink
+  #logger?: ExecutorLogger
   #owner: string
 
   /**
    * `owner` is the driver's lease owner: a change is made only while it
-   * still holds the run.
+   * still holds the run. `logger` is the app's: failed runs are told there.
    */
-  constructor(owner: string, events?: EventSink) {
+  constructor(owner: string, events?: EventSink, logger?: ExecutorLogger) {
     this.#owner = owner
     this.#events = events
+    this.#logger = logger
   }
 
   /**
@@ -71,7 +76,7 @@ export class RunState {
       error: message,
       finishedAt: DateTime.now(),
     })
-    if (status === 'failed') await this.#events?.emit('agents:run:failed', { run })
+    if (status === 'failed') await this.failed(run)
     return status
   }
 
@@ -114,9 +119,20 @@ export class RunState {
     })
     if (!ended) return this.stopped(run)
     Object.assign(run, failed)
-    debug('run %s failed: %s %s', run.id, RUN_FAILURES.unknownAgent, message)
-    await this.#events?.emit('agents:run:failed', { run })
+    await this.failed(run)
     return 'failed'
+  }
+
+  /**
+   * Tells of a run this process just ended failed (its code and message
+   * set): a `warn` line in the app's log, and the `agents:run:failed` event.
+   */
+  async failed(run: AgentRun) {
+    this.#logger?.warn(
+      { runId: run.id, agent: run.agent, code: run.errorCode },
+      `adonis-agent-inbox: run ${run.id} of agent "${run.agent}" failed with ${run.errorCode}: ${run.error}`
+    )
+    await this.#events?.emit('agents:run:failed', { run })
   }
 
   /**

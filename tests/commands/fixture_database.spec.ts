@@ -50,7 +50,8 @@ test.group('Fixture app | its database switch', () => {
   test('DB_CONNECTION wins over DB; neither is SQLite', async ({ assert }) => {
     const wins = await migrationStatus({ DB: 'mysql', DB_CONNECTION: 'sqlite' })
     assert.equal(wins.code, 0, wins.output)
-    assert.include(wins.output, '0002_create_agent_inbox_tables')
+    assert.include(wins.output, '0002_0001_create_agent_inbox_tables')
+    assert.include(wins.output, '0002_0002_add_agent_inbox_definition_digests')
 
     const neither = await migrationStatus({})
     assert.equal(neither.code, 0, neither.output)

@@ -31,16 +31,19 @@ test.group('Commands index', () => {
       'agents:prune',
       'agents:audit',
       'agents:policy',
+      'agents:migrations',
       'make:agent',
       'make:tool',
     ])
-    // The agents:* commands need the started app (database, config)
+    // The agents:* commands need the started app (database, config), but the migrations' publisher
     assert.isTrue(byName['agents:run'].options.startApp)
     assert.isTrue(byName['agents:inbox'].options.startApp)
     assert.isTrue(byName['agents:sweep'].options.startApp)
     assert.isTrue(byName['agents:prune'].options.startApp)
     assert.isTrue(byName['agents:audit'].options.startApp)
     assert.isTrue(byName['agents:policy'].options.startApp)
+    // Only writes files, as configure does
+    assert.notOk(byName['agents:migrations'].options.startApp)
     assert.deepEqual(
       byName['agents:run'].args.map((arg) => [arg.name, arg.required]),
       [

@@ -1,16 +1,26 @@
 /*
  * `node ace add adonis-agent-inbox` against a fake AdonisJS 7 app tree: the
- * files it publishes, the rc file and env changes, idempotence, --force, and
- * --page / --no-page.
+ * files it publishes, the rc file and env changes, idempotence, --force,
+ * --page / --no-page, and the migrations an app that installed an earlier
+ * release lacks. Also the rules of the migration stubs themselves: named
+ * in order, each publishing the name it says, a released one never edited.
  */
 
 import { test } from '@japa/runner'
 import { IgnitorFactory } from '@adonisjs/core/factories'
 import Configure from '@adonisjs/core/commands/configure'
 import Add from '@adonisjs/core/commands/add'
+import AgentsMigrations from '../../commands/agents_migrations.ts'
 import type { FileSystem } from '@japa/file-system'
 import type { Assert } from '@japa/assert'
-import { readdir } from 'node:fs/promises'
+import { readdir, readFile } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
+import {
+  migrationPrefixes,
+  migrationStubs,
+  missingMigrations,
+  readMigrationStubs,
+} from '../../database/migration_stubs.ts'
 
 const PACKAGE = new URL('../../index.ts', import.meta.url).href
 /** The page's cards, hooks, state and styles, as the package ships them */
@@ -20,6 +30,12 @@ const VUE_PARTS = new URL('../../stubs/inertia/vue/agent_inbox/', import.meta.ur
 const FRAMEWORK_PROMPT = 'Which Inertia framework should the inbox pages use?'
 const INERTIA = '@adonisjs/inertia/inertia_provider'
 const AUTH = '@adonisjs/auth/auth_provider'
+const MIGRATION_STUBS = new URL('../../database/migrations/', import.meta.url)
+/**
+ * The stubs releases shipped, as `<version>_<name>.stub`; 0.1.0's is
+ * `git show 81ef5f0:database/migrations/create_agent_inbox_tables.stub`
+ */
+const RELEASED = new URL('../fixtures/migrations/', import.meta.url)
 const PAGE_PROMPT =
   'This app has no @adonisjs/inertia. Publish the inbox page anyway? (the JSON API works without it)'
 
@@ -89,6 +105,18 @@ async function setupApp(
   return ace
 }
 
+/** The app's migration files, by name, in the order they run */
+async function appMigrations(fs: FileSystem): Promise<string[]> {
+  const files = await fs.readDir('database/migrations')
+  return files.map((file) => file.basename).sort()
+}
+
+/** How many migration stubs the package ships */
+async function stubCount(): Promise<number> {
+  const stubs = await readdir(MIGRATION_STUBS)
+  return stubs.length
+}
+
 /**
  * Runs `body` with stdin seen as a terminal or not: configure asks only
  * when someone can answer.
@@ -151,11 +179,16 @@ test.group('Configure', (group) => {
     await assert.fileContains('.env', 'AGENT_MODEL=openai/gpt-5')
     await assert.fileContains('start/env.ts', 'AGENT_MODEL: Env.schema.string.optional()')
 
-    const migrations = await fs.readDir('database/migrations')
-    assert.lengthOf(migrations, 1)
-    assert.match(migrations[0].basename, /^\d{13}_create_agent_inbox_tables\.ts$/)
+    // Every migration of the package, in the order they run
+    const stubs = await readMigrationStubs(fileURLToPath(MIGRATION_STUBS))
+    const migrations = await appMigrations(fs)
+    assert.deepEqual(
+      migrations.map((file) => file.replace(/^\d{13}_/, '')),
+      stubs.map((stub) => `${stub.name}.ts`)
+    )
+    assert.match(migrations[0], /^\d{13}_create_agent_inbox_tables\.ts$/)
     await assert.fileContains(
-      `database/migrations/${migrations[0].basename}`,
+      `database/migrations/${migrations[0]}`,
       `this.schema.createTable('agent_tool_calls'`
     )
   })
@@ -197,7 +230,8 @@ test.group('Configure', (group) => {
       []
     )
     assert.isTrue(secondLogs.some((line) => /SKIPPED.*update adonisrc\.ts/.test(line)))
-    assert.lengthOf(await fs.readDir('database/migrations'), 1)
+    const migrations = await appMigrations(fs)
+    assert.lengthOf(migrations, await stubCount())
     assert.equal(
       await fs.contents('inertia/pages/agent_inbox/index.tsx'),
       '// the app changed its page'
@@ -220,6 +254,8 @@ test.group('Configure', (group) => {
     )
     await assert.fileContains('inertia/agent_inbox/inbox.css', '.agent-inbox')
     await assert.fileContains('config/agents.ts', 'defineAgent')
+    // The migrations are rendered again in place: no second copy under a new timestamp
+    assert.sameMembers(await appMigrations(fs), migrations)
   })
 
   test('an app without Inertia is asked whether it wants the page', async ({ assert, fs }) => {
@@ -251,7 +287,7 @@ test.group('Configure', (group) => {
     assert.equal(command.exitCode, 0)
     await assert.fileNotExists('inertia/pages/agent_inbox/index.tsx')
     await assert.fileExists('config/agents.ts')
-    assert.lengthOf(await fs.readDir('database/migrations'), 1)
+    assert.lengthOf(await fs.readDir('database/migrations'), await stubCount())
     await assert.fileContains('start/agent_inbox.ts', 'registerInboxRoutes(router)')
     await assert.fileContains('adonisrc.ts', [
       `() => import('adonis-agent-inbox/agent_inbox_provider')`,
@@ -421,5 +457,155 @@ test.group('Configure', (group) => {
     await inline.exec()
     assert.notInclude(await fs.contents('config/agents.ts'), 'executor')
     assert.notInclude(logsOf(ace).join('\n'), 'queue:work')
+  })
+
+  test('an app on an earlier release gets only the migrations it lacks, after its own; again, none', async ({
+    assert,
+    fs,
+  }) => {
+    const ace = await setupApp(fs, [INERTIA])
+    // What configure of release 0.1.0 published, and a migration the app wrote since
+    const installed = '1700000000000_create_agent_inbox_tables.ts'
+    const own = '1750000000000_create_posts_table.ts'
+    await fs.create(`database/migrations/${installed}`, '// ran in 0.1.0')
+    await fs.create(`database/migrations/${own}`, "// the app's own")
+    const before = Date.now()
+    const upgrade = await ace.create(Configure, [PACKAGE])
+    await upgrade.exec()
+    assert.equal(upgrade.exitCode, 0)
+
+    const stubs = await readMigrationStubs(fileURLToPath(MIGRATION_STUBS))
+    const files = await appMigrations(fs)
+    const added = files.filter((file) => file !== installed && file !== own)
+    assert.deepEqual(
+      added.map((file) => file.replace(/^\d{13}_/, '')),
+      stubs.slice(1).map((stub) => `${stub.name}.ts`)
+    )
+    // Timestamped now, so they run after everything the app had, in the stubs' order
+    assert.isAtLeast(Number(added[0].slice(0, 13)), before)
+    assert.deepEqual(files.slice(0, 2), [installed, own])
+    assert.equal(await fs.contents(`database/migrations/${installed}`), '// ran in 0.1.0')
+    const logs = logsOf(ace)
+    assert.isTrue(
+      logs.some((line) => line.includes(`SKIPPED`) && line.includes(installed)),
+      logs.join('\n')
+    )
+    for (const file of added) {
+      assert.isTrue(
+        logs.some((line) => /DONE/.test(line) && line.includes(file)),
+        file
+      )
+    }
+
+    const again = await ace.create(Configure, [PACKAGE])
+    await again.exec()
+    assert.equal(again.exitCode, 0)
+    assert.deepEqual(await appMigrations(fs), files)
+    assert.deepEqual(
+      logsOf(ace).filter((line) => /DONE/.test(line)),
+      []
+    )
+  })
+
+  test('`node ace agents:migrations` publishes the missing migrations and nothing else', async ({
+    assert,
+    fs,
+  }) => {
+    const ace = await setupApp(fs, [INERTIA])
+    const installed = '1700000000000_create_agent_inbox_tables.ts'
+    await fs.create(`database/migrations/${installed}`, '// ran in 0.1.0')
+    const command = await ace.create(AgentsMigrations, [])
+    await command.exec()
+    assert.equal(command.exitCode, 0)
+
+    const stubs = await readMigrationStubs(fileURLToPath(MIGRATION_STUBS))
+    const files = await appMigrations(fs)
+    assert.deepEqual(
+      files.map((file) => file.replace(/^\d{13}_/, '')),
+      stubs.map((stub) => `${stub.name}.ts`)
+    )
+    assert.equal(files[0], installed)
+    await assert.fileNotExists('config/agents.ts')
+    await assert.fileNotExists('start/agent_inbox.ts')
+    assert.include(logsOf(ace).join('\n'), 'run node ace migration:run')
+
+    const again = await ace.create(AgentsMigrations, [])
+    await again.exec()
+    assert.equal(again.exitCode, 0)
+    assert.lengthOf(await fs.readDir('database/migrations'), stubs.length)
+    const logs = logsOf(ace)
+    assert.deepEqual(
+      logs.filter((line) => /DONE/.test(line)),
+      []
+    )
+    assert.include(logs.join('\n'), 'already published')
+  })
+})
+
+test.group('Migration stubs', () => {
+  test('are numbered from 0001 without a gap, each publishing <timestamp>_<its name>.ts', async ({
+    assert,
+  }) => {
+    const files = await readdir(MIGRATION_STUBS)
+    const stubs = migrationStubs(files)
+    assert.lengthOf(stubs, files.length, 'every file in database/migrations/ is a stub')
+    assert.deepEqual(
+      stubs.map((stub) => stub.order),
+      stubs.map((_, index) => index + 1)
+    )
+    for (const stub of stubs) {
+      const text = await readFile(new URL(stub.file, MIGRATION_STUBS), 'utf8')
+      assert.include(
+        text,
+        `app.makePath('database/migrations', \`\${prefix}_${stub.name}.ts\`)`,
+        stub.file
+      )
+    }
+    assert.equal(new Set(stubs.map((stub) => stub.name)).size, stubs.length)
+  })
+
+  test('a released stub is never edited: each equals the one its release shipped', async ({
+    assert,
+  }) => {
+    const stubs = migrationStubs(await readdir(MIGRATION_STUBS))
+    assert.equal(stubs[0].file, '0001_create_agent_inbox_tables.stub')
+    // <version>_<name>.stub: the stub of that name as the release shipped it
+    const released = await readdir(RELEASED)
+    assert.include(released, '0.1.0_create_agent_inbox_tables.stub')
+    for (const file of released) {
+      const name = file.replace(/^\d+\.\d+\.\d+_/, '').replace(/\.stub$/, '')
+      const stub = stubs.find((candidate) => candidate.name === name)
+      assert.exists(stub, `${file}: the package still ships it`)
+      assert.equal(
+        await readFile(new URL(stub!.file, MIGRATION_STUBS), 'utf8'),
+        await readFile(new URL(file, RELEASED), 'utf8'),
+        `${stub!.file} was released: a change of the schema is a new stub (CONTRIBUTING.md)`
+      )
+    }
+  })
+
+  test('an app lacks the stubs none of its files ends with; prefixes keep their order', ({
+    assert,
+  }) => {
+    const stubs = migrationStubs(['0002_add_b.stub', '0001_create_a.stub', 'README.md'])
+    assert.deepEqual(
+      stubs.map((stub) => stub.name),
+      ['create_a', 'add_b']
+    )
+    assert.deepEqual(
+      missingMigrations(stubs, ['1_create_users.ts', '1700000000000_create_a.ts']).map(
+        (stub) => stub.file
+      ),
+      ['0002_add_b.stub']
+    )
+    assert.deepEqual(missingMigrations(stubs, ['9_create_a.ts', '10_add_b.ts']), [])
+    assert.lengthOf(missingMigrations(stubs, []), 2)
+    assert.deepEqual(migrationPrefixes(3, 1700000000999), [
+      '1700000000999',
+      '1700000001000',
+      '1700000001001',
+    ])
+    assert.throws(() => migrationStubs(['create_a.stub']), /NNNN_<name>\.stub/)
+    assert.throws(() => migrationStubs(['0001_a.stub', '0001_b.stub']), /share a number/)
   })
 })

@@ -147,16 +147,21 @@ test.group('Configured app', (group) => {
     const rc = await read('adonisrc.ts')
     assert.include(rc, `() => import('adonis-agent-inbox/agent_inbox_provider')`)
     assert.include(rc, `() => import('#start/agent_inbox')`)
+    // Every migration of the package, in the order they run
     const migrations = await readdir(new URL('database/migrations/', APP_ROOT))
-    assert.lengthOf(migrations, 1)
+    migrations.sort()
+    const stubs = await readdir(new URL('database/migrations/', REPO_ROOT))
+    assert.lengthOf(migrations, stubs.length)
     assert.match(migrations[0], /^\d{13}_create_agent_inbox_tables\.ts$/)
 
     const migrated = await runApp(['bin/console.ts', 'migration:run'], env)
     assert.equal(migrated.code, 0, migrated.output)
-    assert.include(
-      migrated.output,
-      `migrated database/migrations/${migrations[0].replace(/\.ts$/, '')}`
-    )
+    for (const migration of migrations) {
+      assert.include(
+        migrated.output,
+        `migrated database/migrations/${migration.replace(/\.ts$/, '')}`
+      )
+    }
 
     /*
      * The app's server, ready once AdonisJS tells its parent it listens

@@ -1,22 +1,36 @@
 /*
  * Boots a real AdonisJS app with Lucid against the database named by the
  * `DB` env switch (sqlite, the default; pg; mysql), and creates the
- * package's tables by running the very migration stub an app receives.
+ * package's tables by running the very migration stubs an app receives,
+ * in their order (database/migration_stubs.ts).
  * Connection settings come from env, with defaults matching the services
  * on the development machines and CI.
  */
 
 import { mkdir, writeFile } from 'node:fs/promises'
+import { basename } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { IgnitorFactory } from '@adonisjs/core/factories'
 import type { ApplicationService } from '@adonisjs/core/types'
 import type { Database } from '@adonisjs/lucid/database'
 import { defineConfig } from '../../src/define_config.ts'
+import { readMigrationStubs, type MigrationStub } from '../../database/migration_stubs.ts'
 
 export type DbName = 'sqlite' | 'pg' | 'mysql'
 
 const TMP = new URL('../../tmp/', import.meta.url)
-const MIGRATIONS_STUBS = fileURLToPath(new URL('../../database/migrations/', import.meta.url))
+export const MIGRATION_STUBS = fileURLToPath(new URL('../../database/migrations/', import.meta.url))
+/** The package's tables, each before those it references: dropped in this order */
+export const PACKAGE_TABLES = [
+  'agent_notifications',
+  'agent_grants',
+  'agent_approvers',
+  'agent_inbox_events',
+  'agent_effects',
+  'agent_run_journal',
+  'agent_tool_calls',
+  'agent_runs',
+]
 
 /**
  * The database the suite runs against.
@@ -85,32 +99,44 @@ export function sqliteFile(): string {
 }
 
 /**
- * Drops and re-creates the package's tables from the migration stub.
+ * Renders a migration stub (by default one of the package's) as the app
+ * would receive it, into `folder` with `prefix`; returns the file.
+ */
+export async function renderMigration(
+  app: ApplicationService,
+  stub: Pick<MigrationStub, 'file'>,
+  folder: URL,
+  prefix: string,
+  source = MIGRATION_STUBS
+): Promise<URL> {
+  const stubs = await app.stubs.create()
+  const built = await stubs.build(stub.file, { source })
+  const prepared = await built.prepare({ prefix })
+  await mkdir(folder, { recursive: true })
+  const file = new URL(basename(prepared.destination), folder)
+  await writeFile(file, prepared.contents)
+  return file
+}
+
+/**
+ * Drops and re-creates the package's tables from its migration stubs, in order.
  */
 export async function migrateFresh(app: ApplicationService, db: Database) {
-  const stubs = await app.stubs.create()
-  const stub = await stubs.build('create_agent_inbox_tables.stub', { source: MIGRATIONS_STUBS })
-  const prepared = await stub.prepare({ prefix: '0001' })
   const folder = new URL(`migrations-${process.pid}/`, TMP)
-  await mkdir(folder, { recursive: true })
-  const file = new URL('create_agent_inbox_tables.ts', folder)
-  await writeFile(file, prepared.contents)
+  const files: URL[] = []
+  for (const stub of await readMigrationStubs(MIGRATION_STUBS)) {
+    files.push(await renderMigration(app, stub, folder, String(stub.order).padStart(4, '0')))
+  }
 
   const schema = db.connection().schema
-  for (const table of [
-    'agent_notifications',
-    'agent_grants',
-    'agent_approvers',
-    'agent_inbox_events',
-    'agent_effects',
-    'agent_run_journal',
-    'agent_tool_calls',
-    'agent_runs',
-  ]) {
+  for (const table of PACKAGE_TABLES) {
     await schema.dropTableIfExists(table)
   }
-  const { default: Migration } = await import(`${file.href}?v=${Date.now()}`)
-  await new Migration(db.connection(), fileURLToPath(file), false).execUp()
+  const version = Date.now()
+  for (const file of files) {
+    const { default: Migration } = await import(`${file.href}?v=${version}`)
+    await new Migration(db.connection(), fileURLToPath(file), false).execUp()
+  }
 }
 
 /**
@@ -132,6 +158,8 @@ export type TestAppOptions = {
   config?: Record<string, unknown>
   /** PostgreSQL or MySQL through this port instead (a fault proxy) */
   dbPort?: number
+  /** Where Lucid's migrator finds the app's migrations, from tmp/ (the app's root) */
+  migrationsPaths?: string[]
 }
 
 export async function createTestApp(options: TestAppOptions = {}) {
@@ -151,7 +179,14 @@ export async function createTestApp(options: TestAppOptions = {}) {
         ...options.config,
         database: {
           connection: 'primary',
-          connections: { primary: connectionConfig(dbName(), options.dbPort) },
+          connections: {
+            primary: {
+              ...connectionConfig(dbName(), options.dbPort),
+              ...(options.migrationsPaths && {
+                migrations: { naturalSort: true, paths: options.migrationsPaths },
+              }),
+            },
+          },
         },
         agents: options.agents ?? defineConfig({ limits: { askBudget: 2 } }),
       },
