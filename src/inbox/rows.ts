@@ -192,6 +192,8 @@ export type RecordedCall = {
   toolCallId: string | null
   args: unknown
   summary: string
+  /** The digest of the tool's input schema the args were validated with (current_tool.ts) */
+  schema?: string
 }
 
 /**
@@ -204,6 +206,11 @@ export type ExecutedCall = RecordedCall & {
   result: unknown
 }
 
+/** The schema digest a call carries, as its row's `request` keeps it */
+function schemaOf(call: { schema?: string }) {
+  return call.schema === undefined ? {} : { schema: call.schema }
+}
+
 /**
  * The columns of a row that waits for nobody.
  */
@@ -213,7 +220,7 @@ export function recordedAttributes(call: RecordedCall): Partial<ToolCall> {
     toolName: call.toolName,
     toolCallId: call.toolCallId,
     status: 'auto',
-    request: { args: call.args, summary: call.summary },
+    request: { args: call.args, summary: call.summary, ...schemaOf(call) },
     argsHash: hashArgs(call.args),
   }
 }
@@ -235,6 +242,7 @@ export function waitAttributes(wait: WaitRequest, quorum?: QuorumSpec): Partial<
   const request = {
     args: wait.args,
     summary: wait.summary,
+    ...schemaOf(wait),
     ...link,
     ...(quorum ? { approval: quorum } : {}),
     ...(!quorum && wait.grants?.length ? { grants: wait.grants } : {}),

@@ -43,6 +43,8 @@ export type WaitRequest =
       link?: string
       /** What an approval may remember, as the card offers it (docs/design.md §11.2) */
       grants?: GrantChoice[]
+      /** The digest of the tool's input schema the args were validated with (current_tool.ts) */
+      schema?: string
     }
 
 /**

@@ -269,6 +269,26 @@ test.group(`Runtime across deploys | ${dbName()}`, (group) => {
     assert.include(toolResultOf(callsOf(model, 'compatible')[1], 'd1').value, 'deployed by D')
   })
 
+  test('a tool whose schema did not change runs what was approved, even args it would not validate twice', async ({
+    assert,
+  }) => {
+    // A transform's output is what is stored and approved; the same schema refuses it as input
+    const ran: Ran = []
+    const listed = () =>
+      vine.object({ hosts: vine.string().transform((value) => value.split(',')) })
+    const model = modelOf([[call('d1', 'deploy', { hosts: 'web-1,web-2' })], [say('Done.')]])
+    const a = createAgents({ agents: [deployer(model, [deployAction('A', ran, listed())])] })
+    const waiting = await waitingOnA(a, 'listed')
+    // The next deploy defines the tool as it was: the approval runs there
+    const b = createAgents({ agents: [deployer(model, [deployAction('B', ran, listed())])] })
+    await b.inbox.settle(waiting.rows[0].id, { approved: true }, { by: 'user:1', via: 'web' })
+    await b.idle()
+
+    assert.deepEqual(ran, [{ deploy: 'B', args: { hosts: ['web-1', 'web-2'] } }])
+    const [row] = await rowsOf(waiting.run.id)
+    assert.equal(row.execution, 'succeeded')
+  })
+
   test('an approved action was running when A was killed, its tool removed in B: interrupted, and the model is told', async ({
     assert,
   }) => {

@@ -73,10 +73,10 @@ test.group(`Runtime approvals | ${dbName()}`, (group) => {
     const [row] = await rowsOf(run.id)
     assert.equal(row.kind, 'action')
     assert.equal(row.status, 'pending')
-    assert.deepEqual(row.request, {
-      args: { branch: 'main' },
-      summary: 'Deploy main to production',
-    })
+    const { schema, ...shown } = row.request
+    assert.deepEqual(shown, { args: { branch: 'main' }, summary: 'Deploy main to production' })
+    // The digest of the input schema the args were validated with (calls/current_tool.ts)
+    assert.match(schema, /^[\w-]{43}$/)
     assert.equal(row.argsHash, hashArgs({ branch: 'main' }))
     assert.isNull(row.execution)
 

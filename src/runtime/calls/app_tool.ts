@@ -19,6 +19,7 @@ import { CANCELLED, errorOutput, WAIT, type CallContext, type CallResult } from 
 import { executeOnce } from './execute_once.ts'
 import { governedCall } from './governed.ts'
 import { removedToolCall } from './removed_tool.ts'
+import { schemaDigest } from './current_tool.ts'
 
 /**
  * Handles a call of an app tool, its row stored under `storedId`
@@ -52,6 +53,7 @@ export async function handleAppTool(
       toolCallId: storedId,
       args: checked.value,
       summary: definition.summarize(checked.value),
+      schema: schemaDigest(definition),
     } satisfies RecordedCall
     return governedCall(context, definition, recorded, checked.value)
   }

@@ -10,6 +10,7 @@
  * call again.
  */
 
+import { createHash } from 'node:crypto'
 import { DateTime } from 'luxon'
 import type { ToolCall, ToolExecution } from '../../persistence/models/tool_call.ts'
 import { preparedColumns } from '../../persistence/prepared_columns.ts'
@@ -26,10 +27,28 @@ export type NotRunExecution = Extract<ToolExecution, 'tool-removed' | 'invalid-a
 /** What a row that was not run stores as its result */
 export type NotRunResult = { error: string; issues?: QuestionIssue[] }
 
+const digests = new WeakMap<ToolDefinition, string>()
+
 /**
- * Whether `args` fit the current input schema of the row's tool: valid,
- * and with no field the schema would drop (the call would then run
- * otherwise than the person approved it). Args that do not fit mark the
+ * The digest of a tool's input schema (its JSON Schema), which a call's row
+ * keeps (`request.schema`): args validated by the schema the tool still has
+ * are not validated again. Validation is not idempotent (a `vine.date()`
+ * field is stored as an ISO string the same schema refuses), so only a
+ * changed schema, or a row from before digests were kept, is checked.
+ */
+export function schemaDigest(definition: ToolDefinition): string {
+  let digest = digests.get(definition)
+  if (digest === undefined) {
+    digest = createHash('sha256').update(JSON.stringify(definition.jsonSchema)).digest('base64url')
+    digests.set(definition, digest)
+  }
+  return digest
+}
+
+/**
+ * Whether `args` fit the current input schema of the row's tool: the
+ * schema they were validated with, or valid and with no field it would
+ * drop (the call would then run otherwise than the person approved it). Args that do not fit mark the
  * row `invalid-args`, and `output` is what the model reads; null when
  * another driver ran or marked the row first (read it again).
  */
@@ -40,6 +59,8 @@ export async function checkCurrentArgs(
   args: unknown,
   prefix: string
 ): Promise<{ fits: true } | { fits: false; output: ToolOutput | null }> {
+  const request = row.request as { schema?: unknown } | null
+  if (request?.schema === schemaDigest(definition)) return { fits: true }
   const checked = await definition.validate(args)
   const issues = checked.ok ? droppedFields(args, checked.value) : checked.issues
   if (issues.length === 0) return { fits: true }
