@@ -220,3 +220,16 @@ export async function startRun(
     throw new Error(`POST /runs: ${response.status} ${JSON.stringify(body)}`)
   return body.id
 }
+
+/**
+ * Runs `work` on each item, `width` at a time (requests to the servers, as
+ * that many clients would send them).
+ */
+export async function inParallel<T>(items: T[], width: number, work: (item: T) => Promise<void>) {
+  const queue = [...items]
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item)
+    })
+  )
+}

@@ -11,6 +11,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { IgnitorFactory } from '@adonisjs/core/factories'
+import { defineConfig as defineLogger } from '@adonisjs/core/logger'
 import type { ApplicationService } from '@adonisjs/core/types'
 import type { Database } from '@adonisjs/lucid/database'
 import { defineConfig } from '../../src/define_config.ts'
@@ -208,5 +209,21 @@ export async function createTestApp(options: TestAppOptions = {}) {
     async terminate() {
       await app.terminate()
     },
+  }
+}
+
+/**
+ * The `logger` config of a test app whose app logger writes its warn (and
+ * worse) lines to `destination`: an array's push, or a file stream.
+ *
+ * @example
+ * createTestApp({ config: warnLogger('heal', { write: (line) => void lines.push(line) }) })
+ */
+export function warnLogger(name: string, destination: { write(line: string): unknown }) {
+  return {
+    logger: defineLogger({
+      default: 'app',
+      loggers: { app: { enabled: true, name, level: 'warn', destination } },
+    }),
   }
 }

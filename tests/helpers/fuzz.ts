@@ -39,9 +39,10 @@ export function fuzzSize(name: string, fallback: number): number {
 }
 
 /**
- * mulberry32: a tiny 32-bit generator, plenty for picking test cases.
+ * mulberry32: a tiny 32-bit seeded generator of numbers in [0, 1), plenty
+ * for picking test cases and fault schedules.
  */
-function mulberry32(seed: number) {
+export function mulberry32(seed: number) {
   let state = seed >>> 0
   return () => {
     state = (state + 0x6d2b79f5) >>> 0

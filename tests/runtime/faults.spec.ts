@@ -29,6 +29,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from '@japa/runner'
 import { createTestApp, dbName, sqliteFile } from '../helpers/database.ts'
 import { FaultProxy } from '../helpers/fault_proxy.ts'
+import { mulberry32 } from '../helpers/fuzz.ts'
 import { expectedRun, logLines, runFacts } from '../helpers/fault_checks.ts'
 import { AgentRun, FINISHED_RUN_STATUSES } from '../../src/persistence/models/agent_run.ts'
 
@@ -49,14 +50,7 @@ const SETTLE_BOUND = 25_000
  * A seeded generator (mulberry32): the same seed, the same schedule.
  */
 function random(seed: number) {
-  let state = seed >>> 0
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let value = state
-    value = Math.imul(value ^ (value >>> 15), value | 1)
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61)
-    return ((value ^ (value >>> 14)) >>> 0) / 4_294_967_296
-  }
+  const next = mulberry32(seed)
   return { next, between: (low: number, high: number) => Math.round(low + next() * (high - low)) }
 }
 

@@ -8,8 +8,7 @@
 
 import { test } from '@japa/runner'
 import { DateTime } from 'luxon'
-import { defineConfig as defineLogger } from '@adonisjs/core/logger'
-import { createTestApp, dbName } from '../helpers/database.ts'
+import { createTestApp, dbName, warnLogger } from '../helpers/database.ts'
 import { createHttpApp } from '../helpers/http.ts'
 import { ask, DB_QUESTION, rowsOf, say, scriptedModel } from '../helpers/runtime.ts'
 import { defineConfig } from '../../src/define_config.ts'
@@ -246,19 +245,7 @@ test.group(`Runtime | a drive error on the run | ${dbName()}`, (group) => {
         sweepInterval: 0,
         inbox: { identify: (ctx) => ctx.request.header('x-person') ?? null },
       }),
-      config: {
-        logger: defineLogger({
-          default: 'app',
-          loggers: {
-            app: {
-              enabled: true,
-              name: 'heal',
-              level: 'warn',
-              destination: { write: (line: string) => void logged.push(line) },
-            },
-          },
-        }),
-      },
+      config: warnLogger('heal', { write: (line: string) => void logged.push(line) }),
     })
     return () => httpApp.terminate()
   })

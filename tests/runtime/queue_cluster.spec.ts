@@ -30,7 +30,9 @@ import { mkdir, rm } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createTestApp, dbName } from '../helpers/database.ts'
+import { mulberry32 } from '../helpers/fuzz.ts'
 import {
+  inParallel,
   prepareClusterTables,
   reply,
   startRun,
@@ -47,28 +49,6 @@ import { ANSWER } from '../fixtures/crash_agent.ts'
 const FILES = new URL(`../../tmp/cluster-${process.pid}/`, import.meta.url)
 /** How long the whole scenario may take before it fails */
 const BOUND = 240_000
-
-/** A seeded generator (mulberry32): which server each request goes to */
-function random(seed: number) {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let value = state
-    value = Math.imul(value ^ (value >>> 15), value | 1)
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61)
-    return ((value ^ (value >>> 14)) >>> 0) / 4_294_967_296
-  }
-}
-
-/** Runs `work` on each item, `width` at a time */
-async function inParallel<T>(items: T[], width: number, work: (item: T) => Promise<void>) {
-  const queue = [...items]
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item)
-    })
-  )
-}
 
 /** Where the first worker hangs to be killed: in a model call, or in the approved action */
 type HangIn = 'model' | 'action'
@@ -114,7 +94,7 @@ test.group(`Queue cluster | ${dbName()}`, (group) => {
         RECOVER_INTERVAL: '1000',
         CONCURRENCY: '4',
       }
-      const pick = random(10)
+      const pick = mulberry32(10)
       const began = Date.now()
       const inTime = () => {
         if (Date.now() - began > BOUND) throw new Error(`The scenario ran past ${BOUND} ms`)

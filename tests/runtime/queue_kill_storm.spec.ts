@@ -27,7 +27,9 @@ import { mkdir, rm } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createTestApp, dbName } from '../helpers/database.ts'
+import { mulberry32 } from '../helpers/fuzz.ts'
 import {
+  inParallel,
   prepareClusterTables,
   reply,
   startClusterProcess,
@@ -46,28 +48,6 @@ const RUNS = Number(process.env.STORM_RUNS ?? (dbName() === 'sqlite' ? 40 : 100)
 const SEED = Number(process.env.STORM_SEED ?? 26)
 /** How long the runs and the queue may take to settle once the kills stop */
 const SETTLE_BOUND = 90_000
-
-/** A seeded generator (mulberry32) */
-function random(seed: number) {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let value = state
-    value = Math.imul(value ^ (value >>> 15), value | 1)
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61)
-    return ((value ^ (value >>> 14)) >>> 0) / 4_294_967_296
-  }
-}
-
-/** Runs `work` on each item, `width` at a time */
-async function inParallel<T>(items: T[], width: number, work: (item: T) => Promise<void>) {
-  const queue = [...items]
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item)
-    })
-  )
-}
 
 /** A `queue:work` worker, and whether it serves the queue yet (its start-up recovery done) */
 type Worker = { process: ClusterProcess; ready: boolean }
@@ -104,7 +84,7 @@ test.group(`Queue kill storm | ${dbName()}`, (group) => {
       RECOVER_INTERVAL: '2000',
       CONCURRENCY: '4',
     }
-    const next = random(SEED)
+    const next = mulberry32(SEED)
     const between = (low: number, high: number) => Math.round(low + next() * (high - low))
 
     const servers = await Promise.all([startWebServer(env), startWebServer(env)])

@@ -8,8 +8,7 @@
  */
 
 import { test } from '@japa/runner'
-import { defineConfig as defineLogger } from '@adonisjs/core/logger'
-import { createTestApp, dbName } from '../helpers/database.ts'
+import { createTestApp, dbName, warnLogger } from '../helpers/database.ts'
 import { failWith, providerError, say, scriptedModel } from '../helpers/runtime.ts'
 import { defineConfig } from '../../src/define_config.ts'
 import { defineAgent } from '../../src/runtime/define_agent.ts'
@@ -37,19 +36,7 @@ test.group(`Runtime | failed runs in the app's log | ${dbName()}`, (group) => {
         recoverInterval: 0,
         sweepInterval: 0,
       }),
-      config: {
-        logger: defineLogger({
-          default: 'app',
-          loggers: {
-            app: {
-              enabled: true,
-              name: 'failures',
-              level: 'warn',
-              destination: { write: (line: string) => void logged.push(line) },
-            },
-          },
-        }),
-      },
+      config: warnLogger('failures', { write: (line: string) => void logged.push(line) }),
     })
     return { testApp, agents: await testApp.app.container.make('agents.runtime') }
   }
