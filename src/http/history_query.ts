@@ -13,6 +13,7 @@ import { InvalidQueryException, type FieldError } from '../errors.ts'
 import { FINISHED_RUN_STATUSES, type RunStatus } from '../persistence/models/agent_run.ts'
 import type { ToolCallKind, ToolCallStatus } from '../persistence/models/tool_call.ts'
 import { MAX_PAGE_SIZE } from '../persistence/keyset.ts'
+import { PRINTABLE } from './request_text.ts'
 
 /** The statuses a settled row ends in */
 export const SETTLED_ROW_STATUSES = [
@@ -26,8 +27,6 @@ export const SETTLED_ROW_STATUSES = [
 export const ROW_KINDS = ['ask', 'intake', 'action', 'read'] as const satisfies ToolCallKind[]
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/
-/** No control characters: PostgreSQL refuses a NUL in text, the others would match nothing */
-const PRINTABLE = /^[^\p{Cc}]*$/u
 
 /** A free-text filter: a name as the app stores it */
 const name = () => vine.string().maxLength(120).regex(PRINTABLE)

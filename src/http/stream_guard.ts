@@ -15,11 +15,11 @@ import type { HttpContext } from '@adonisjs/core/http'
 import type { NextFn } from '@adonisjs/core/types/http'
 import { E_NOT_YOUR_STREAM, InvalidStreamRequestException, type FieldError } from '../errors.ts'
 import { resolveAccess, type InboxAccess } from './access.ts'
+import { PRINTABLE } from './request_text.ts'
 
 /** Longer than any id a Transmit client makes (a UUID), shorter than a query runs away with */
 const MAX_UID = 100
 const MAX_CHANNEL = 255
-const PRINTABLE = /^[^\p{Cc}]+$/u
 
 /** What a Transmit route reads of a request */
 export type StreamRequest = { opens: boolean; uid: unknown; channel: unknown }

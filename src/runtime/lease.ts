@@ -29,6 +29,32 @@ export type LeaseOptions = {
 /** How long a lease lasts without a heartbeat, unless configured (ms) */
 export const DEFAULT_LEASE_TTL = 60_000
 
+/** A run to prepare the condition's column with (only its model is read) */
+let conditionProbe: AgentRun | undefined
+
+/** The part of a query builder (knex's or Lucid's) the lease's condition uses */
+type LeaseConditions = {
+  whereNull(column: string): LeaseConditions
+  orWhere(column: string, operator: string, value: unknown): LeaseConditions
+  orWhere(column: string, value: unknown): LeaseConditions
+}
+
+/**
+ * Narrows a runs query to the runs no other live lease holds: unleased,
+ * leased to `owner`, or leased by a lease that lapsed before `now`.
+ *
+ * @example
+ * AgentRun.query().where('id', id).where((free) => freeFor(free, owner, DateTime.now()))
+ */
+export function freeFor<Query extends LeaseConditions>(query: Query, owner: string, now: DateTime) {
+  conditionProbe ??= new AgentRun()
+  const lapsed = preparedColumns(conditionProbe, { leaseExpiresAt: now }).lease_expires_at
+  return query
+    .whereNull('lease_owner')
+    .orWhere('lease_owner', owner)
+    .orWhere('lease_expires_at', '<', lapsed)
+}
+
 /**
  * @example
  * const lease = new Lease({ ttl: 60_000 })
@@ -67,16 +93,7 @@ export class Lease {
       .from(AgentRun.table)
       .where('id', runId)
       .whereNotIn('status', FINISHED_RUN_STATUSES)
-      .where((free) =>
-        free
-          .whereNull('lease_owner')
-          .orWhere('lease_owner', this.owner)
-          .orWhere(
-            'lease_expires_at',
-            '<',
-            preparedColumns(probe, { leaseExpiresAt: now }).lease_expires_at
-          )
-      )
+      .where((free) => freeFor(free, this.owner, now))
     if (read) query.where('journal_length', read.journalLength).where('attempt', read.attempt)
     const taken = {
       status: 'running' as const,

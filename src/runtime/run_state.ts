@@ -24,6 +24,7 @@ import { closePendingRows } from '../inbox/expiry.ts'
 import debug from '../debug.ts'
 import type { ExecutorLogger } from './executor.ts'
 import { errorText } from './transient.ts'
+import { freeFor } from './lease.ts'
 
 /**
  * @example
@@ -101,17 +102,11 @@ export class RunState {
       leaseOwner: null,
       leaseExpiresAt: null,
     }
-    const lapsed = preparedColumns(run, { leaseExpiresAt: now }).lease_expires_at
     const ended = await transaction(AgentRun, async (trx) => {
       const affected = await AgentRun.query({ client: trx })
         .where('id', run.id)
         .whereNotIn('status', FINISHED_RUN_STATUSES)
-        .where((free) =>
-          free
-            .whereNull('lease_owner')
-            .orWhere('lease_owner', this.#owner)
-            .orWhere('lease_expires_at', '<', lapsed)
-        )
+        .where((free) => freeFor(free, this.#owner, now))
         .update(preparedColumns(run, { ...failed, updatedAt: now }))
       if (affectedRows(affected) !== 1) return false
       await closePendingRows(trx, [run.id], now)
