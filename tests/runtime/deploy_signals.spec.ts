@@ -97,29 +97,31 @@ test.group(`Runtime across deploys, deploy A a process | ${dbName()}`, (group) =
       const ran = lines(executions).map((line) => JSON.parse(line) as Execution)
       const ranFor = (scenario: Scenario) =>
         ran.filter((execution) => execution.runId === runs[scenario])
-      const rowOf = async (scenario: Scenario, tool: string) =>
-        ToolCall.query().where('run_id', runs[scenario]).where('tool_name', tool).firstOrFail()
-      const finished = async (scenario: Scenario) => {
-        const run = await AgentRun.findOrFail(runs[scenario])
+      const everyRun = await AgentRun.query().whereIn('id', Object.values(runs))
+      const everyRow = await ToolCall.query().whereIn('run_id', Object.values(runs))
+      const rowOf = (scenario: Scenario, tool: string) =>
+        everyRow.find((row) => row.runId === runs[scenario] && row.toolName === tool)!
+      const finished = (scenario: Scenario) => {
+        const run = everyRun.find((candidate) => candidate.id === runs[scenario])!
         return { run, text: (run.result as { text?: string } | null)?.text ?? '' }
       }
 
       // The approved action's tool was removed: not run, and the model is told
-      const removed = await finished('removed-approved')
+      const removed = finished('removed-approved')
       assert.equal(removed.run.status, 'completed')
-      assert.equal((await rowOf('removed-approved', 'deploy')).execution, 'tool-removed')
+      assert.equal(rowOf('removed-approved', 'deploy').execution, 'tool-removed')
       assert.include(removed.text, 'no longer exists in this version of the app')
       assert.lengthOf(ranFor('removed-approved'), 0)
 
       // A rejection's reason reaches the model
-      const rejected = await finished('removed-rejected')
+      const rejected = finished('removed-rejected')
       assert.equal(rejected.run.status, 'completed')
       assert.include(rejected.text, 'Frozen for the release')
       assert.include(rejected.text, 'The person rejected the call to "deploy"')
 
       // The schema changed: A's args never run on B; an edit in B's form does
-      assert.equal((await rowOf('schema-refused', 'deploy')).execution, 'invalid-args')
-      assert.include((await finished('schema-refused')).text, 'its args no longer fit')
+      assert.equal(rowOf('schema-refused', 'deploy').execution, 'invalid-args')
+      assert.include(finished('schema-refused').text, 'its args no longer fit')
       assert.lengthOf(ranFor('schema-refused'), 0)
       assert.deepEqual(
         ranFor('schema-edited').map(({ deploy, args }) => ({ deploy, args })),
@@ -127,8 +129,8 @@ test.group(`Runtime across deploys, deploy A a process | ${dbName()}`, (group) =
       )
 
       // The painter's action ran once, on A: SIGTERM let it finish, SIGKILL interrupted it
-      const painter = await finished('running-removed')
-      const paint = await rowOf('running-removed', 'paint')
+      const painter = finished('running-removed')
+      const paint = rowOf('running-removed', 'paint')
       assert.deepEqual(
         ranFor('running-removed').map(({ deploy, tool }) => `${deploy} ${tool}`),
         ['A paint']
@@ -145,22 +147,21 @@ test.group(`Runtime across deploys, deploy A a process | ${dbName()}`, (group) =
 
       // The agent was renamed: the settle is refused and the run ends, its rows closed
       assert.instanceOf(refused, E_UNKNOWN_AGENT)
-      const renamed = await finished('renamed')
+      const renamed = finished('renamed')
       assert.equal(renamed.run.status, 'failed')
       assert.equal(renamed.run.errorCode, 'E_UNKNOWN_AGENT')
-      assert.equal((await rowOf('renamed', 'deploy')).status, 'cancelled')
+      assert.equal(rowOf('renamed', 'deploy').status, 'cancelled')
 
       // The intake was removed: its answers still reach the model
-      const intake = await finished('intake-removed')
+      const intake = finished('intake-removed')
       assert.equal(intake.run.status, 'completed')
       assert.include(intake.text, 'Production cluster')
 
       // An intake was added while the run waited: none opens mid-run, the journal stays valid
-      const late = await finished('intake-added')
+      const late = finished('intake-added')
       assert.equal(late.run.status, 'completed')
-      const lateRows = await ToolCall.query().where('run_id', runs['intake-added'])
       assert.deepEqual(
-        lateRows.map((row) => row.kind),
+        everyRow.filter((row) => row.runId === runs['intake-added']).map((row) => row.kind),
         ['action']
       )
       assert.deepEqual(
@@ -174,18 +175,13 @@ test.group(`Runtime across deploys, deploy A a process | ${dbName()}`, (group) =
         if (execution.runId === runs['schema-edited']) continue
         assert.notProperty(execution.args as object, 'ref')
       }
-      const everyRun = await AgentRun.query().whereIn('id', Object.values(runs))
       assert.isTrue(
         everyRun.every((run) => isFinished(run.status)),
         'every run finished'
       )
-      const halfDone = await ToolCall.query()
-        .whereIn('run_id', Object.values(runs))
-        .where((open) =>
-          open
-            .where((approved) => approved.where('status', 'approved').whereNull('execution'))
-            .orWhere('execution', 'running')
-        )
+      const halfDone = everyRow.filter(
+        (row) => (row.status === 'approved' && !row.execution) || row.execution === 'running'
+      )
       assert.deepEqual(
         halfDone.map((row) => `${row.toolName} ${row.status} ${row.execution}`),
         []
