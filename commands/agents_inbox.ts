@@ -19,12 +19,19 @@ export default class AgentsInbox extends BaseCommand {
     'With --row, asks that row in the terminal and settles it.',
     '',
     '{{ binaryName }} agents:inbox --owner user:1',
+    '{{ binaryName }} agents:inbox --tool deploy   # before removing a tool: what still waits on it',
     '{{ binaryName }} agents:inbox --row <row id>',
   ]
   static options: CommandOptions = { startApp: true }
 
   @flags.string({ description: 'Only the rows of runs owned by this id' })
   declare owner?: string
+
+  @flags.string({ description: 'Only the rows of runs of this agent' })
+  declare agent?: string
+
+  @flags.string({ description: 'Only the calls of this tool (ask, intake, or an app tool)' })
+  declare tool?: string
 
   @flags.string({ description: 'Settle this row from the terminal' })
   declare row?: string
@@ -45,10 +52,17 @@ export default class AgentsInbox extends BaseCommand {
     const { rows } = await agents.inbox.list({
       status: 'pending',
       ownerId: this.owner,
+      agent: this.agent,
+      tool: this.tool,
       limit: this.limit,
     })
     if (rows.length === 0) {
-      this.logger.info(this.owner ? `Nothing is waiting for ${this.owner}` : 'Nothing is waiting')
+      const filters = [
+        this.owner && `for ${this.owner}`,
+        this.agent && `of agent ${this.agent}`,
+        this.tool && `on tool ${this.tool}`,
+      ].filter(Boolean)
+      this.logger.info(['Nothing is waiting', ...filters].join(' '))
       return
     }
 

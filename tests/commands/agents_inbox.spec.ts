@@ -51,6 +51,42 @@ test.group('agents:inbox', (group) => {
     assert.notInclude(exit.output, theirs.intake.id)
   })
 
+  test('--tool and --agent list what still waits on a tool or an agent, before it is removed', async ({
+    assert,
+  }) => {
+    // A shipper run past its intake and its question, waiting on the deploy approval
+    const shipping = await startWaiting(agents, 'shipper', 'approval', 'user:9')
+    await agents.inbox.settle(
+      shipping.intake.id,
+      { answers: { environment: ['staging'] } },
+      { by: 'user:9', via: 'api' }
+    )
+    await agents.idle()
+    const pendingOf = async (runId: string) => {
+      const rows = await rowsOf(runId)
+      return rows.find((row) => row.status === 'pending')!
+    }
+    const question = await pendingOf(shipping.run.id)
+    await agents.inbox.settle(question.id, { skip: true }, { by: 'user:9', via: 'api' })
+    await agents.idle()
+    const approval = await pendingOf(shipping.run.id)
+    assert.equal(approval.toolName, 'deploy')
+    const waiting = await startWaiting(agents, 'waiter', 'intake only', 'user:7')
+
+    const byTool = await runAce(['agents:inbox', '--tool', 'deploy'])
+    assert.equal(byTool.code, 0, byTool.output)
+    assert.include(byTool.output, `${approval.id}  approve deploy: Deploy main to production`)
+    assert.notInclude(byTool.output, waiting.intake.id)
+
+    const byAgent = await runAce(['agents:inbox', '--agent', 'waiter'])
+    assert.include(byAgent.output, waiting.intake.id)
+    assert.notInclude(byAgent.output, approval.id)
+
+    const none = await runAce(['agents:inbox', '--tool', 'paint', '--agent', 'shipper'])
+    assert.equal(none.code, 0, none.output)
+    assert.include(none.output, 'Nothing is waiting of agent shipper on tool paint')
+  })
+
   test('--row settles a row from typed lines and the run goes on', async ({ assert }) => {
     const { run, intake } = await startWaiting(agents, 'shipper', 'settled', 'user:9')
 
