@@ -26,6 +26,7 @@ import { listRuns, type RunQuery } from './run_list.ts'
 import { RunDriver, type RunDriverOptions } from './run_driver.ts'
 import { closeMcpServers } from './mcp_tools.ts'
 import { unknownAgentCheck } from './unknown_agent.ts'
+import { beat } from '../health/heartbeat.ts'
 
 /**
  * The driver's options (run_driver.ts), but its agents and inbox, which
@@ -125,16 +126,12 @@ export class Agents {
     return run
   }
 
-  /**
-   * A run by id, or null.
-   */
+  /** A run by id, or null */
   run(id: string): Promise<AgentRun | null> {
     return AgentRun.find(id)
   }
 
-  /**
-   * One page of finished runs, newest first. See `RunQuery`.
-   */
+  /** One page of finished runs, newest first. See `RunQuery` */
   runs(query: RunQuery = {}) {
     return listRuns(query)
   }
@@ -243,6 +240,8 @@ export class Agents {
       },
     })
     if (resume) await this.#resumeSettledRuns(resumed)
+    // What the sweep's health check reads (src/health/)
+    await beat('sweep', this.driver.owner)
     return expired.length
   }
 
