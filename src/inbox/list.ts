@@ -82,6 +82,7 @@ const LISTED_COLUMNS = [
   'ladder_step',
   'ladder_due_at',
   'created_at',
+  'definition_digest',
 ]
 const PENDING_COLUMNS = LISTED_COLUMNS
 const SETTLED_COLUMNS = [...LISTED_COLUMNS, 'outcome', 'answered_by', 'answered_via', 'settled_at']

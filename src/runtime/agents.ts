@@ -27,6 +27,7 @@ import { RunDriver, type RunDriverOptions } from './run_driver.ts'
 import { closeMcpServers } from './mcp_tools.ts'
 import { unknownAgentCheck } from './unknown_agent.ts'
 import { beat } from '../health/heartbeat.ts'
+import { digestOf } from './definition_digest.ts'
 
 /**
  * The driver's options (run_driver.ts), but its agents and inbox, which
@@ -87,7 +88,9 @@ export class Agents {
         if (agent.limits[key] !== DEFAULT_LIMITS[key]) limits[key] = agent.limits[key]
       }
       // Tools of its own: an agent's MCP tools are added per runtime (mcp_tools.ts)
-      this.definitions.set(agent.name, { ...agent, limits, tools: new Map(agent.tools) })
+      const defined = { ...agent, limits, tools: new Map(agent.tools) }
+      digestOf(defined)
+      this.definitions.set(agent.name, defined)
     }
     this.#events = options.events
     this.approvals = options.approvals ?? {}
@@ -113,9 +116,11 @@ export class Agents {
    * Starts a run of a named agent and schedules it. Returns the queued run.
    */
   async start(name: string, options: StartOptions): Promise<AgentRun> {
-    if (!this.definitions.has(name)) throw new E_NOT_FOUND([`No agent named "${name}"`])
+    const agent = this.definitions.get(name)
+    if (!agent) throw new E_NOT_FOUND([`No agent named "${name}"`])
     const run = await AgentRun.create({
       agent: name,
+      definitionDigest: digestOf(agent),
       status: 'queued',
       input: options.input ?? null,
       ownerId: options.owner,
