@@ -45,6 +45,7 @@ import { AgentRun } from '../../src/persistence/models/agent_run.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import type { Agents } from '../../src/runtime/agents.ts'
 import { viewDigest } from '../../src/governance/view.ts'
+import { appendEvents, rowEvents, runEvents } from '../../src/inbox/audit_log.ts'
 
 const GATE_APP = fileURLToPath(new URL('../fixtures/gate_app.ts', import.meta.url))
 
@@ -293,10 +294,14 @@ test.group(`Input gate | every package route | ${dbName()}`, (group) => {
     const confirmed = await post(link, { digest })
     assert.notEqual(confirmed.status, 200)
 
-    // The runtime's own lookups by id, which an app's routes may call
+    // The runtime's own lookups by id, which an app's routes (and agents:audit) may call
     assert.isNull(await agents.run(run.id.toUpperCase()))
     assert.isNull(await agents.inbox.find(ROW))
     await assert.rejects(() => agents.cancel(run.id.toUpperCase()), /No run/)
+    await appendEvents([{ type: 'created', runId: run.id, rowId: row.id, actor: 'user:1' }])
+    assert.lengthOf(await runEvents(run.id), 1)
+    assert.deepEqual(await runEvents(run.id.toUpperCase()), [])
+    assert.deepEqual(await rowEvents(ROW), [])
 
     // Nothing was settled, revoked or cancelled; the ids as written still name them
     const [untouched, live, going] = await Promise.all([
