@@ -213,9 +213,11 @@ export type Promised = { status: number; code: string; field?: string }
 /**
  * What the docs promise a case, where they promise something: a malformed
  * or capitalized id is no such row, run or grant (404; a guest is refused
- * first, 403); a history filter that does not hold is a 422 naming it
- * (docs/reference/errors.md E_INVALID_QUERY); a stream request without a
- * string uid or channel, or with a control character, a 422 naming it
+ * first, 403); a 422 naming the field for a history filter that does not
+ * hold (docs/reference/errors.md E_INVALID_QUERY), a reply's field of the
+ * wrong type or one a reply does not have, a bulk decision without its
+ * list of row ids and their digests (E_INVALID_REPLY), and a stream
+ * request without a string uid or channel, or with a control character
  * (E_INVALID_STREAM_REQUEST).
  */
 export function promised({ route, identity, place, name, value }: Request): Promised | null {
@@ -230,6 +232,20 @@ export function promised({ route, identity, place, name, value }: Request): Prom
     // An empty value is a filter not given, as a form sends it
     const given = text !== undefined ? text !== '' : 'shape' in value && value.shape !== 'bare'
     if (given) return { status: 422, code: 'E_INVALID_QUERY', field: name }
+  }
+  // A reply is read strictly, field by field, once the row is the sender's (docs: Replies)
+  const json = 'json' in value ? value.json : undefined
+  const nonScalar = typeof json === 'number' || (typeof json === 'object' && json !== null)
+  const replies = key === 'agent_inbox.rows.reply' || key === 'agent_inbox.bulk'
+  if (replies && identity.who === 'owner' && place === 'body') {
+    const scalar = ['skip', 'approved', 'reason', 'digest', 'grant'].includes(name)
+    if (name === UNKNOWN || (scalar && nonScalar)) {
+      return { status: 422, code: 'E_INVALID_REPLY', field: name }
+    }
+  }
+  if (key === 'agent_inbox.bulk' && identity.person !== null && place === 'body') {
+    const rowIds = name === 'rowIds' && !Array.isArray(json)
+    if (rowIds || name === 'digests') return { status: 422, code: 'E_INVALID_REPLY', field: name }
   }
   if (route.pattern.startsWith('/__transmit/') && (name === 'uid' || name === 'channel')) {
     // A lone surrogate is no control character: Transmit takes it or refuses it itself

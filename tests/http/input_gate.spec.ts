@@ -234,7 +234,7 @@ test.group(`Input gate | every package route | ${dbName()}`, (group) => {
     assert.deepEqual([...new Set(listed.flatMap((route) => paramsOf(route.pattern)))], ['id'])
   })
 
-  test('no input of any package route is a 5xx; malformed ids, filters and streams are refused as documented', async ({
+  test('no input of any package route is a 5xx; malformed ids, filters, replies and streams are refused as documented', async ({
     assert,
   }) => {
     const answers: Answer[] = []
