@@ -12,7 +12,7 @@ import type { ApprovalsConfig } from '../governance/policy.ts'
 import { cancelRuns, type ExpiryBatch } from '../inbox/expiry.ts'
 import { AgentRun, isFinished } from '../persistence/models/agent_run.ts'
 import { JournalRow } from '../persistence/models/journal_row.ts'
-import { type ToolCall } from '../persistence/models/tool_call.ts'
+import { isRowId, type ToolCall } from '../persistence/models/tool_call.ts'
 import { transaction } from '../persistence/transaction.ts'
 import type { QuestionLimits } from '../questions/types.ts'
 import { DEFAULT_LIMITS, resolveLimits } from '../questions/values.ts'
@@ -52,6 +52,16 @@ export type StartOptions = {
   owner: string | null
   /** Set when another run starts this one: it cannot ask (docs/design.md §4.1) */
   parentRunId?: string
+}
+
+/**
+ * A run by its id exactly as it was written (a lowercase UUID), or null:
+ * MySQL's and MariaDB's default collations would find it by its id in
+ * capitals too, where SQLite and PostgreSQL do not, and a run has one id
+ * on every database. Anything that is no UUID never reaches SQL.
+ */
+function findRun(id: string): Promise<AgentRun | null> {
+  return isRowId(id) ? AgentRun.find(id) : Promise.resolve(null)
 }
 
 /**
@@ -133,7 +143,7 @@ export class Agents {
 
   /** A run by id, or null */
   run(id: string): Promise<AgentRun | null> {
-    return AgentRun.find(id)
+    return findRun(id)
   }
 
   /** One page of finished runs, newest first. See `RunQuery` */
@@ -153,7 +163,7 @@ export class Agents {
    * A run record: the run, its rows in order, its journal and its effects (journal.ts `runRecord`).
    */
   async runRecord(id: string) {
-    const run = await AgentRun.find(id)
+    const run = await findRun(id)
     if (!run) throw new E_NOT_FOUND([`No run ${id}`])
     return { run, ...(await runRecord(id)) }
   }
@@ -165,7 +175,7 @@ export class Agents {
    * `cancel` rule does it (src/inbox/expiry.ts).
    */
   async cancel(id: string): Promise<AgentRun> {
-    const run = await AgentRun.find(id)
+    const run = await findRun(id)
     if (!run) throw new E_NOT_FOUND([`No run ${id}`])
     const cancelled = await transaction(AgentRun, (trx) => cancelRuns(trx, [id], DateTime.now()))
     await run.refresh()
@@ -180,7 +190,7 @@ export class Agents {
    * Throws `E_NOT_RETRYABLE` (409) for a run that is not `failed`.
    */
   async retry(id: string): Promise<AgentRun> {
-    const run = await AgentRun.find(id)
+    const run = await findRun(id)
     if (!run) throw new E_NOT_FOUND([`No run ${id}`])
     if (run.status !== 'failed') throw new E_NOT_RETRYABLE([id, run.status])
     await transaction(AgentRun, async (trx) => {
