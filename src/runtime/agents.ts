@@ -15,7 +15,6 @@ import { JournalRow } from '../persistence/models/journal_row.ts'
 import { isRowId, type ToolCall } from '../persistence/models/tool_call.ts'
 import { transaction } from '../persistence/transaction.ts'
 import type { QuestionLimits } from '../questions/types.ts'
-import { DEFAULT_LIMITS, resolveLimits } from '../questions/values.ts'
 import debug from '../debug.ts'
 import type { AgentDefinition } from './define_agent.ts'
 import { strandedRuns, waitingWithNothingPending } from './stranded.ts'
@@ -27,7 +26,7 @@ import { RunDriver, type RunDriverOptions } from './run_driver.ts'
 import { closeMcpServers } from './mcp_tools.ts'
 import { unknownAgentCheck } from './unknown_agent.ts'
 import { beat } from '../health/heartbeat.ts'
-import { digestOf } from './definition_digest.ts'
+import { digestOf, runtimeDefinitions } from './definitions.ts'
 
 /**
  * The driver's options (run_driver.ts), but its agents and inbox, which
@@ -81,27 +80,7 @@ export class Agents {
   #handoffs = new Set<Promise<unknown>>()
 
   constructor(options: AgentsOptions) {
-    this.definitions = new Map()
-    /*
-     * The config's limits are every agent's defaults. An agent's own limits
-     * arrive resolved over DEFAULT_LIMITS, so a key it set is one that
-     * differs from the default: that key wins, the others come from config
-     * (so an agent that sets a key to its default value takes the config's).
-     */
-    const configLimits = resolveLimits(options.limits)
-    for (const agent of options.agents) {
-      if (this.definitions.has(agent.name)) {
-        throw new Error(`Two agents are named "${agent.name}"; agent names must be unique`)
-      }
-      const limits = { ...configLimits }
-      for (const key of Object.keys(DEFAULT_LIMITS) as (keyof QuestionLimits)[]) {
-        if (agent.limits[key] !== DEFAULT_LIMITS[key]) limits[key] = agent.limits[key]
-      }
-      // Tools of its own: an agent's MCP tools are added per runtime (mcp_tools.ts)
-      const defined = { ...agent, limits, tools: new Map(agent.tools) }
-      digestOf(defined)
-      this.definitions.set(agent.name, defined)
-    }
+    this.definitions = runtimeDefinitions(options.agents, options.limits)
     this.#events = options.events
     this.approvals = options.approvals ?? {}
     this.inbox = new Inbox({

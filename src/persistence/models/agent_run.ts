@@ -94,7 +94,7 @@ export class AgentRun extends BaseModel {
   @column.dateTime()
   declare finishedAt: DateTime | null
 
-  /** The fingerprint of its agent's definition it was started under (runtime/definition_digest.ts) */
+  /** The fingerprint of its agent's definition it was started under (runtime/definitions.ts) */
   @column()
   declare definitionDigest: string | null
 

@@ -155,7 +155,7 @@ export class ToolCall extends BaseModel {
   @column.dateTime()
   declare ladderDueAt: DateTime | null
 
-  /** The fingerprint of its agent's definition it was asked under (runtime/definition_digest.ts) */
+  /** The fingerprint of its agent's definition it was asked under (runtime/definitions.ts) */
   @column()
   declare definitionDigest: string | null
 

@@ -15,7 +15,7 @@ import { questionSetFingerprint, recallOutcome } from '../../questions/memory.ts
 import type { QuestionOutcome, QuestionSet } from '../../questions/types.ts'
 import type { AgentDefinition } from '../define_agent.ts'
 import type { CallContext } from './context.ts'
-import { digestOf } from '../definition_digest.ts'
+import { digestOf } from '../definitions.ts'
 import type { LadderStep } from '../../governance/ladder.ts'
 
 /**

@@ -1,5 +1,6 @@
 /*
- * A fingerprint of what an agent is, as this deploy defines it: its tools
+ * The app's agents as the runtime holds them, and a fingerprint of what
+ * each is, as this deploy defines it: its tools
  * (names, kinds, input schemas), its intake form, its limits, its MCP
  * servers. A run keeps the fingerprint it was started under, and each row
  * the one it was asked under (`definition_digest`), so a later deploy tells
@@ -13,6 +14,8 @@ import { createHash } from 'node:crypto'
 import { questionSetFingerprint } from '../questions/memory.ts'
 import { schemaDigest } from './calls/current_tool.ts'
 import type { AgentDefinition } from './define_agent.ts'
+import type { QuestionLimits } from '../questions/types.ts'
+import { DEFAULT_LIMITS, resolveLimits } from '../questions/values.ts'
 
 const digests = new WeakMap<AgentDefinition, string>()
 
@@ -109,4 +112,34 @@ export function askedUnderAnother<Query extends RowConditions>(
     }
   })
   return query
+}
+
+/**
+ * The app's agents as a runtime holds them, by name, each fingerprinted
+ * before any MCP tool joins it. The config's limits are every agent's
+ * defaults. An agent's own limits arrive resolved over DEFAULT_LIMITS, so
+ * a key it set is one that differs from the default: that key wins, the
+ * others come from config (so an agent that sets a key to its default
+ * value takes the config's).
+ */
+export function runtimeDefinitions(
+  agents: AgentDefinition[],
+  configured?: Partial<QuestionLimits>
+): Map<string, AgentDefinition> {
+  const definitions = new Map<string, AgentDefinition>()
+  const configLimits = resolveLimits(configured)
+  for (const agent of agents) {
+    if (definitions.has(agent.name)) {
+      throw new Error(`Two agents are named "${agent.name}"; agent names must be unique`)
+    }
+    const limits = { ...configLimits }
+    for (const key of Object.keys(DEFAULT_LIMITS) as (keyof QuestionLimits)[]) {
+      if (agent.limits[key] !== DEFAULT_LIMITS[key]) limits[key] = agent.limits[key]
+    }
+    // Tools of its own: an agent's MCP tools are added per runtime (mcp_tools.ts)
+    const defined = { ...agent, limits, tools: new Map(agent.tools) }
+    digestOf(defined)
+    definitions.set(agent.name, defined)
+  }
+  return definitions
 }
