@@ -29,6 +29,7 @@ import {
   type ReplyFeedback,
   type RunSummary,
 } from './cards.ts'
+import { sightOfRun } from './run_sight.ts'
 import {
   authorizedRow,
   authorizedRows,
@@ -211,7 +212,9 @@ export default class InboxController {
 
   /**
    * One row with its run's record: the conversation, every tool call,
-   * and who settled what, via what, when.
+   * and who settled what, via what, when. Someone who decides the row but
+   * may not read its run (`sight: 'rows'`: ./run_sight.ts) gets the rows of
+   * it they decide and the run's summary, not its input, journal or result.
    */
   async show(ctx: HttpContext) {
     const visitor = await visitorOf(ctx)
@@ -221,33 +224,39 @@ export default class InboxController {
       const votes = await quorumVotes([row])
       const card = rowCard(row, undefined, votes.get(row.id))
       const people = await peopleOf(ctx, visitor, [row.ownerId, row.answeredBy])
-      return { row: card, run: null, rows: [card], journal: [], people }
+      return { row: card, sight: 'rows', run: null, rows: [card], journal: [], people }
     }
     const { run, rows, journal } = await visitor.agents.runRecord(row.runId)
-    // One read of the votes: the row is among its run's rows
-    const votes = await quorumVotes(rows.some((item) => item.id === row.id) ? rows : [row, ...rows])
-    const card = rowCard(row, undefined, votes.get(row.id))
+    const seen = await sightOfRun(ctx, visitor, run, rows)
+    // They may decide this row (authorizedRow): it is theirs to see whatever the rest
+    const sight = seen.sight ?? 'rows'
+    const shown = seen.rows.some((item) => item.id === row.id) ? seen.rows : [row, ...seen.rows]
+    const votes = await quorumVotes(shown)
+    const whole = sight === 'run'
     const people = await peopleOf(ctx, visitor, [
       run.ownerId,
-      ...rows.map((item) => item.answeredBy),
+      ...shown.map((item) => item.answeredBy),
     ])
     return {
-      row: card,
+      row: rowCard(row, undefined, votes.get(row.id)),
+      sight,
       run: {
         ...runSummary(run),
-        result: run.result,
-        error: run.error,
+        result: whole ? run.result : null,
+        error: whole ? run.error : null,
         // A drive that failed (the run is resumed by the periodic recovery)
-        lastError: run.lastError,
-        lastErrorAt: run.lastErrorAt?.toISO() ?? null,
+        lastError: whole ? run.lastError : null,
+        lastErrorAt: whole ? (run.lastErrorAt?.toISO() ?? null) : null,
       },
-      rows: rows.map((item) => rowCard(item, undefined, votes.get(item.id))),
-      journal: journal.map((entry) => ({
-        sequence: entry.sequence,
-        kind: entry.kind,
-        payload: entry.payload,
-        createdAt: entry.createdAt?.toISO() ?? null,
-      })),
+      rows: shown.map((item) => rowCard(item, undefined, votes.get(item.id))),
+      journal: whole
+        ? journal.map((entry) => ({
+            sequence: entry.sequence,
+            kind: entry.kind,
+            payload: entry.payload,
+            createdAt: entry.createdAt?.toISO() ?? null,
+          }))
+        : [],
       people,
     }
   }
