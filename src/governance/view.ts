@@ -43,13 +43,6 @@ export function viewDigest(row: ViewedRow): string {
 export type RunSight = 'run' | 'rows'
 
 /**
- * What an agent shows the people who decide its rows without reading its
- * runs (`defineAgent({ approvers: { see } })`): `rows` (the default) or
- * the whole `run`.
- */
-export type ApproversSight = RunSight
-
-/**
  * How much of a run a person sees: the whole run when they may read it
  * (`readsRun`: its owner by default, or whoever the app's `authorizeRun`
  * lets in, such as an admin); the rows they may decide when they decide
@@ -64,7 +57,7 @@ export type ApproversSight = RunSight
  */
 export function runSight(
   person: { readsRun: boolean; decidesRows: boolean },
-  approversSee: ApproversSight = 'rows'
+  approversSee: RunSight = 'rows'
 ): RunSight | null {
   if (person.readsRun) return 'run'
   if (!person.decidesRows) return null

@@ -13,7 +13,7 @@ import { resolveLimits } from '../questions/values.ts'
 import type { ToolDefinition } from './define_tool.ts'
 import type { McpServerConfig } from '../mcp_client/types.ts'
 import { checkedLadder, type LadderStep } from '../governance/ladder.ts'
-import type { ApproversSight } from '../governance/view.ts'
+import type { RunSight } from '../governance/view.ts'
 
 /**
  * The intake: a question set, or a function of the run's input returning
@@ -64,7 +64,7 @@ export type ApproversOptions = {
    * and the run's status, not the run's input, transcript or other rows;
    * `run`: the whole run, as its owner sees it
    */
-  see?: ApproversSight
+  see?: RunSight
 }
 
 export type AgentOptions = {
@@ -100,7 +100,7 @@ export type AgentDefinition = {
   expiry: { ttl?: number; onExpiry: ExpiryRule; ladder?: LadderStep[] }
   mcp: McpServerConfig[]
   /** What approvers who may not read a run see of it (`approvers.see`) */
-  approversSee: ApproversSight
+  approversSee: RunSight
 }
 
 /**
@@ -157,7 +157,7 @@ export function defineAgent(options: AgentOptions): AgentDefinition {
 }
 
 /** `approvers.see`, checked: a typo must not show a run's input to its approvers */
-function approversSight(options: AgentOptions): ApproversSight {
+function approversSight(options: AgentOptions): RunSight {
   const see = options.approvers?.see ?? 'rows'
   if (see !== 'rows' && see !== 'run') {
     throw new Error(`Agent "${options.name}": approvers.see must be 'rows' or 'run'`)

@@ -74,6 +74,11 @@ test.group(`What an approver sees | HTTP | ${dbName()}`, (group) => {
     return { status: response.status, text, body: JSON.parse(text) as any }
   }
 
+  async function statusOf(path: string, who: string) {
+    const { status } = await get(path, who)
+    return status
+  }
+
   /** A run of `name` owned by ada: a refund under $50 (allowed), then the calls given */
   async function runOf(name: string, ...calls: [string, unknown][]) {
     const run = await agents.start(name, {
@@ -159,14 +164,15 @@ test.group(`What an approver sees | HTTP | ${dbName()}`, (group) => {
     assert.notInclude(inbox.text, SECRET)
 
     // Someone who decides nothing of it sees nothing of it
-    assert.equal((await get(`/inbox/rows/${row.id}`, 'mallory')).status, 403)
-    assert.equal((await get(`/inbox/runs/${run.id}`, 'mallory')).status, 403)
+    assert.equal(await statusOf(`/inbox/rows/${row.id}`, 'mallory'), 403)
+    assert.equal(await statusOf(`/inbox/runs/${run.id}`, 'mallory'), 403)
 
     // Decided: the run ends, and each view still shows f1 their row only
     for (const who of ['f1', 'f2', 'f3'])
       assert.equal(await vote(row.id, who, viewDigest(row)), 200)
     await agents.idle()
-    assert.equal((await AgentRun.findOrFail(run.id)).status, 'completed')
+    const finished = await AgentRun.findOrFail(run.id)
+    assert.equal(finished.status, 'completed')
     assert.deepEqual(tools.refunds.slice(-2), [20, 300])
 
     const ended = await get(`/inbox/runs/${run.id}`, 'f1')
@@ -224,7 +230,7 @@ test.group(`What an approver sees | HTTP | ${dbName()}`, (group) => {
     assert,
   }) => {
     const { run, row, other } = await runOf('governed', ['read_logs', { service: 'api' }])
-    assert.equal((await get(`/inbox/rows/${row.id}`, 'grace')).status, 403)
+    assert.equal(await statusOf(`/inbox/rows/${row.id}`, 'grace'), 403)
 
     // Nobody decided within the hour: the ladder hands the row to the on-call person
     await agents.sweep({ now: DateTime.now().plus({ hours: 2 }), resume: false })
@@ -295,6 +301,6 @@ test.group(`What an approver sees | HTTP | ${dbName()}`, (group) => {
     assert.equal(page.body.timeline.entries[0].type, 'input')
 
     // Still nothing for someone who decides none of its rows
-    assert.equal((await get(`/inbox/runs/${run.id}`, 'mallory')).status, 403)
+    assert.equal(await statusOf(`/inbox/runs/${run.id}`, 'mallory'), 403)
   })
 })
