@@ -65,18 +65,25 @@ const MAX_WATCHED = 50
 export const MAX_BULK_ROWS = 100
 
 /**
- * The runs the page watches (WATCHED_RUNS_HEADER) that the visitor may
- * see (`access.scopeRuns`), by id: one query, and one more for those
- * `waiting`, whose pending rows tell whether they still wait for someone
- * (a run whose last row was just settled shows `running`: `runSummary`).
+ * The runs the page watches (WATCHED_RUNS_HEADER) whose status the visitor
+ * sees: those they may read (`access.scopeRuns`) and those with a row
+ * they were asked to decide (./run_sight.ts), by id: a query each, and one
+ * more for those `waiting`, whose pending rows tell whether they still
+ * wait for someone (a run whose last row was just settled shows
+ * `running`: `runSummary`).
  */
 async function watchedRuns(ctx: HttpContext, { access, person }: Visitor) {
   const header = ctx.request.header(WATCHED_RUNS_HEADER) ?? ''
   const ids = [...new Set(header.split(',').map((id) => id.trim()))].filter(isRowId)
   if (ids.length === 0) return {}
-  const query = AgentRun.query().whereIn('id', ids.slice(0, MAX_WATCHED))
-  await access.scopeRuns(query, ctx, person)
-  const runs = await query
+  const wanted = ids.slice(0, MAX_WATCHED)
+  const readable = AgentRun.query().whereIn('id', wanted)
+  await access.scopeRuns(readable, ctx, person)
+  const asked = ToolCall.query().select('run_id')
+  approverOf(person)(asked)
+  const deciding = AgentRun.query().whereIn('id', wanted).whereIn('id', asked)
+  const found = [...(await readable), ...(await deciding)]
+  const runs = [...new Map(found.map((run) => [run.id, run])).values()]
   const waiting = runs.filter((run) => run.status === 'waiting').map((run) => run.id)
   const stillPending =
     waiting.length === 0

@@ -2,8 +2,8 @@
  * What an approver sees of a run that is not theirs (docs/design.md §11.6),
  * over real HTTP: a quorum's approver and a reassigned approver see the
  * row they decide (its args, its votes and audit), the agent, who asked
- * and the run's status — on the row detail, the run page and the history
- * alike — and never the run's input (a distinctive string, looked for in
+ * and the run's status — on the row detail, the run page, the history and
+ * the inbox's watched runs alike — and never the run's input (a distinctive string, looked for in
  * every body) nor its other rows; the agent's `approvers: { see: 'run' }`
  * shows them the run; the owner and an admin see all of it; a `by` filter
  * names nobody the rows shown do not. The live stream's side is in
@@ -174,6 +174,17 @@ test.group(`What an approver sees | HTTP | ${dbName()}`, (group) => {
     const finished = await AgentRun.findOrFail(run.id)
     assert.equal(finished.status, 'completed')
     assert.deepEqual(tools.refunds.slice(-2), [20, 300])
+
+    // The inbox page, watching the run of the card it settled, learns how the run went on
+    const watching = async (who: string) => {
+      const headers = { ...person(who), 'x-agent-inbox-runs': run.id }
+      const response = await fetch(`${baseUrl}/inbox`, { headers })
+      return response.text()
+    }
+    const watched = await watching('f1')
+    assert.notInclude(watched, SECRET)
+    assert.deepInclude(JSON.parse(watched).runs[run.id], { status: 'completed', ownerId: 'ada' })
+    assert.deepEqual(JSON.parse(await watching('mallory')).runs, {})
 
     const ended = await get(`/inbox/runs/${run.id}`, 'f1')
     assert.equal(ended.status, 200)
