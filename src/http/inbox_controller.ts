@@ -16,7 +16,6 @@ import type { HttpContext } from '@adonisjs/core/http'
 import { E_SETTLE_FAILED, HttpFacingException, InvalidReplyException } from '../errors.ts'
 import { AgentRun } from '../persistence/models/agent_run.ts'
 import { isRowId, ToolCall } from '../persistence/models/tool_call.ts'
-import { unionPages } from '../persistence/keyset.ts'
 import { approverOf, quorumVotes } from '../inbox/votes.ts'
 import { grantJson, grantsOf } from '../inbox/grants.ts'
 import debug from '../debug.ts'
@@ -29,7 +28,7 @@ import {
   type ReplyFeedback,
   type RunSummary,
 } from './cards.ts'
-import { sightOfRun } from './run_sight.ts'
+import { rowsInSight, sightOfRun } from './run_sight.ts'
 import {
   authorizedRow,
   authorizedRows,
@@ -153,24 +152,10 @@ export default class InboxController {
    */
   async index(ctx: InertiaContext) {
     const visitor = await visitorOf(ctx)
-    const { agents, access, person } = visitor
+    const { agents, person } = visitor
     const params = pageParams(ctx)
-    const scoped = await agents.inbox.list({
-      status: 'pending',
-      narrow: (query) => access.scope(query, ctx, person),
-      ...params,
-    })
     // Rows the person is an approver of are listed too, wherever the scope puts them
-    const voting = await agents.inbox.list({
-      status: 'pending',
-      narrow: approverOf(person),
-      ...params,
-    })
-    const { rows, next } = unionPages([scoped, voting], {
-      attribute: 'createdAt',
-      direction: 'asc',
-      limit: params.limit,
-    })
+    const { rows, next } = await rowsInSight(ctx, visitor, { status: 'pending', ...params })
     const runIds = rows.flatMap((row) => (row.runId ? [row.runId] : []))
     const runs = runIds.length ? await AgentRun.query().whereIn('id', runIds) : []
     const votes = await quorumVotes(rows)
@@ -203,14 +188,13 @@ export default class InboxController {
   }
 
   /**
-   * Rows settled lately that the person may see, newest first, a page at
-   * a time.
+   * Rows settled lately that the person may see (those they were asked to
+   * decide among them), newest first, a page at a time.
    */
   async settled(ctx: HttpContext) {
-    const { agents, access, person } = await visitorOf(ctx)
-    const { rows, next } = await agents.inbox.list({
+    const visitor = await visitorOf(ctx)
+    const { rows, next } = await rowsInSight(ctx, visitor, {
       status: 'settled',
-      narrow: (query) => access.scope(query, ctx, person),
       ...pageParams(ctx),
     })
     const votes = await quorumVotes(rows)

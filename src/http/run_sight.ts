@@ -1,6 +1,8 @@
 /*
  * How much of a run the visitor sees, asked the same way by the row
- * detail, the run page and the history: the rule is `runSight`
+ * detail, the run page and the history, and which rows the listings show
+ * them (those `scope` lets through, and those they were asked to decide):
+ * the rule is `runSight`
  * (../governance/view.ts, docs/design.md §11.6); this module asks the
  * access hooks what it needs (`authorizeRun` for the whole run, `mayDecide`
  * for each row) and the agent what it shows its approvers.
@@ -11,6 +13,9 @@ import { E_FORBIDDEN, E_NOT_FOUND } from '../errors.ts'
 import { runSight, type RunSight } from '../governance/view.ts'
 import type { AgentRun } from '../persistence/models/agent_run.ts'
 import { isRowId, type ToolCall } from '../persistence/models/tool_call.ts'
+import { unionPages } from '../persistence/keyset.ts'
+import { approverOf } from '../inbox/votes.ts'
+import type { InboxQuery } from '../inbox/list.ts'
 import { mayDecide, type Visitor } from './visitor.ts'
 
 /**
@@ -51,4 +56,30 @@ export async function runInSight(ctx: HttpContext, visitor: Visitor) {
   const { sight, rows } = await sightOfRun(ctx, visitor, record.run, record.rows)
   if (!sight) throw new E_FORBIDDEN()
   return { ...record, sight, shown: rows }
+}
+
+/**
+ * A page of the rows the visitor sees in a listing (the inbox, the rows
+ * settled lately, the history): those `scope` lets through, and those
+ * they were asked to decide (`approverOf`) wherever the scope puts them,
+ * merged in the listing's order.
+ *
+ * @example
+ * const { rows, next } = await rowsInSight(ctx, visitor, { status: 'pending', limit: 20 })
+ */
+export async function rowsInSight(
+  ctx: HttpContext,
+  { agents, access, person }: Visitor,
+  query: Omit<InboxQuery, 'narrow'>
+) {
+  const pending = query.status === 'pending'
+  const pages = [
+    await agents.inbox.list({ ...query, narrow: (rows) => access.scope(rows, ctx, person) }),
+    await agents.inbox.list({ ...query, narrow: approverOf(person) }),
+  ]
+  return unionPages(pages, {
+    attribute: pending ? 'createdAt' : 'settledAt',
+    direction: pending ? 'asc' : 'desc',
+    limit: query.limit,
+  })
 }

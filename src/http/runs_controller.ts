@@ -13,9 +13,8 @@ import { readHistoryQuery, ROW_KINDS, SETTLED_ROW_STATUSES } from './history_que
 import { rowsTimeline, runTimeline, timelinePeople } from './timeline.ts'
 import { auditPeople, withAudit } from './timeline_audit.ts'
 import { runEvents } from '../inbox/audit_log.ts'
-import { approverOf, quorumVotes } from '../inbox/votes.ts'
-import { unionPages } from '../persistence/keyset.ts'
-import { runInSight } from './run_sight.ts'
+import { quorumVotes } from '../inbox/votes.ts'
+import { rowsInSight, runInSight } from './run_sight.ts'
 import { inboxUrl, peopleOf, respond, visitorOf, type InertiaContext } from './visitor.ts'
 
 /** The Inertia pages the app receives as stubs */
@@ -86,8 +85,8 @@ export default class RunsController {
       return respond(ctx, HISTORY_PAGE, { ...shared, runs, rows: [], next: page.next, people })
     }
 
-    const filtered = {
-      status: 'settled' as const,
+    const page = await rowsInSight(ctx, visitor, {
+      status: 'settled',
       agent: filters.agent,
       kinds: filters.kind ? [filters.kind] : undefined,
       statuses: query.statuses as NonNullable<Parameters<typeof agents.inbox.list>[0]['statuses']>,
@@ -96,15 +95,7 @@ export default class RunsController {
       settledBefore: query.range.before,
       limit: query.limit,
       cursor: query.cursor,
-    }
-    // The rows the scope lets through, and those the person was asked to decide (./run_sight.ts)
-    const page = unionPages(
-      [
-        await agents.inbox.list({ ...filtered, narrow: (rows) => access.scope(rows, ctx, person) }),
-        await agents.inbox.list({ ...filtered, narrow: approverOf(person) }),
-      ],
-      { attribute: 'settledAt', direction: 'desc', limit: query.limit }
-    )
+    })
     const runIds = [...new Set(page.rows.flatMap((row) => (row.runId ? [row.runId] : [])))]
     const runs = runIds.length ? await AgentRun.query().whereIn('id', runIds) : []
     const byId = new Map(runs.map((run) => [run.id, runSummary(run)]))

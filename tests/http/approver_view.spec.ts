@@ -2,12 +2,12 @@
  * What an approver sees of a run that is not theirs (docs/design.md §11.6),
  * over real HTTP: a quorum's approver and a reassigned approver see the
  * row they decide (its args, its votes and audit), the agent, who asked
- * and the run's status — on the row detail, the run page, the history and
- * the inbox's watched runs alike — and never the run's input (a distinctive string, looked for in
- * every body) nor its other rows; the agent's `approvers: { see: 'run' }`
- * shows them the run; the owner and an admin see all of it; a `by` filter
- * names nobody the rows shown do not. The live stream's side is in
- * tests/http/live.spec.ts.
+ * and the run's status — on the row detail, the run page, the history, the
+ * rows settled lately and the inbox's watched runs alike — and never the
+ * run's input (a distinctive string, looked for in every body) nor its
+ * other rows; the agent's `approvers: { see: 'run' }` shows them the run;
+ * the owner and an admin see all of it; a `by` filter names nobody the
+ * rows shown do not. The live stream's side is in tests/http/live.spec.ts.
  */
 
 import { test } from '@japa/runner'
@@ -204,7 +204,15 @@ test.group(`What an approver sees | HTTP | ${dbName()}`, (group) => {
     assert.notInclude(settledDetail.text, SECRET)
     assert.equal(settledDetail.body.row.status, 'approved')
 
-    // The history: the rows they decided, never the run's others
+    // The rows settled lately, and the history: the rows they decided, never the run's others
+    const lately = await get('/inbox/settled', 'f1')
+    assert.include(
+      lately.body.rows.map((card: any) => card.id),
+      row.id
+    )
+    assert.notInclude(lately.text, other.id)
+    assert.notInclude(lately.text, SECRET)
+
     const history = await get('/inbox/history', 'f1')
     assert.equal(history.status, 200)
     const listed = history.body.rows.map((item: any) => item.card.id)
