@@ -19,7 +19,7 @@ import { defineConfig } from '../../src/define_config.ts'
 import { defineAgent } from '../../src/runtime/define_agent.ts'
 import { AgentRun } from '../../src/persistence/models/agent_run.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
-import { viewDigest } from '../../src/governance/view.ts'
+import { runSight, viewDigest } from '../../src/governance/view.ts'
 import type { Agents } from '../../src/runtime/agents.ts'
 
 /** In every run's input: no response to someone who may not read the run may hold it */
@@ -321,5 +321,25 @@ test.group(`What an approver sees | HTTP | ${dbName()}`, (group) => {
 
     // Still nothing for someone who decides none of its rows
     assert.equal(await statusOf(`/inbox/runs/${run.id}`, 'mallory'), 403)
+  })
+})
+
+test.group('What an approver sees | the rule', () => {
+  test('the whole run to whoever reads it, their rows to an approver unless the agent says run', ({
+    assert,
+  }) => {
+    assert.equal(runSight({ readsRun: true, decidesRows: false }), 'run')
+    assert.equal(runSight({ readsRun: true, decidesRows: true }, 'rows'), 'run')
+    assert.equal(runSight({ readsRun: false, decidesRows: true }), 'rows')
+    assert.equal(runSight({ readsRun: false, decidesRows: true }, 'run'), 'run')
+    assert.isNull(runSight({ readsRun: false, decidesRows: false }, 'run'))
+
+    assert.equal(agent('plain').approversSee, 'rows')
+    assert.equal(agent('open', { see: 'run' }).approversSee, 'run')
+    // A typo must not show a run's input to its approvers, nor hide the mistake
+    assert.throws(
+      () => agent('typo', { see: 'runs' as 'run' }),
+      `Agent "typo": approvers.see must be 'rows' or 'run'`
+    )
   })
 })
