@@ -54,7 +54,7 @@ export default class AgentsInbox extends BaseCommand {
   async #list(agents: Agents) {
     const { describeWaiting } = await import('../src/channels/terminal_answers.ts')
     const { AgentRun } = await import('../src/persistence/models/agent_run.ts')
-    const { askedUnderAnother, sinceAsked } = await import('../src/runtime/definition_digest.ts')
+    const { askedUnderAnother, sinceAsked } = await import('../src/runtime/definitions.ts')
     const runsOf = (names: string[], except?: boolean) =>
       AgentRun.query().select('id')[except ? 'whereNotIn' : 'whereIn']('agent', names)
 
