@@ -107,7 +107,9 @@ export async function castVote(
     const refusal = voteRefusal(spec, votes, who.actor)
     if (refusal === 'requester-excluded') throw new E_REQUESTER_EXCLUDED([row.id])
     if (refusal) throw new E_NOT_AN_APPROVER([row.id, refusal === 'stage-not-open'])
-    const mine = votes.find((vote) => vote.personId === who.actor)!
+    // Named by the quorum but holding no approver record (a write that never was): refused, not a 500
+    const mine = votes.find((vote) => vote.personId === who.actor)
+    if (!mine) throw new E_NOT_AN_APPROVER([row.id, false])
     if (mine.vote !== null) throw new E_ALREADY_VOTED([row.id])
 
     const vote = decision.approved ? 'approve' : 'reject'

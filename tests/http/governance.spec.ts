@@ -13,6 +13,7 @@ import { createHttpApp } from '../helpers/http.ts'
 import { callsInput, FINANCE, governedAgent, governedTools } from '../helpers/governance.ts'
 import { defineConfig } from '../../src/define_config.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
+import { Approver } from '../../src/persistence/models/approver.ts'
 import { viewDigest } from '../../src/governance/view.ts'
 import { runEvents } from '../../src/inbox/audit_log.ts'
 import type { Agents } from '../../src/runtime/agents.ts'
@@ -160,6 +161,21 @@ test.group(`Governance | HTTP | ${dbName()}`, (group) => {
       })
     const fresh = await ToolCall.findOrFail(row.id)
     const answer = await post(row.id, 'ada', { approved: true, digest: viewDigest(fresh) })
+    assert.equal(answer.status, 403)
+    assert.equal(answer.body.errors[0].code, 'E_NOT_AN_APPROVER')
+    const untouched = await ToolCall.findOrFail(row.id)
+    assert.equal(untouched.status, 'pending')
+  })
+
+  test('a named approver whose approver record is missing is refused E_NOT_AN_APPROVER, not a 500', async ({
+    assert,
+  }) => {
+    const { row } = await pendingOf(['refund', { amount: 300 }])
+    const named = await Approver.query().where('row_id', row.id).firstOrFail()
+    // A write that never was: the quorum names them, no record holds their vote
+    await Approver.query().where('row_id', row.id).where('person_id', named.personId).delete()
+    const fresh = await ToolCall.findOrFail(row.id)
+    const answer = await post(row.id, named.personId, { approved: true, digest: viewDigest(fresh) })
     assert.equal(answer.status, 403)
     assert.equal(answer.body.errors[0].code, 'E_NOT_AN_APPROVER')
     const untouched = await ToolCall.findOrFail(row.id)
