@@ -55,6 +55,14 @@ export default class AgentsInbox extends BaseCommand {
     const { describeWaiting } = await import('../src/channels/terminal_answers.ts')
     const { AgentRun } = await import('../src/persistence/models/agent_run.ts')
     const { askedUnderAnother, sinceAsked } = await import('../src/runtime/definitions.ts')
+    const { hasDefinitionDigests } = await import('../src/persistence/schema_features.ts')
+    if (this.changed && !(await hasDefinitionDigests())) {
+      this.logger.error(
+        'The tables keep no definition fingerprints yet: publish and run the package migrations (node ace agents:migrations, then node ace migration:run)'
+      )
+      this.exitCode = 1
+      return
+    }
     const runsOf = (names: string[], except?: boolean) =>
       AgentRun.query().select('id')[except ? 'whereNotIn' : 'whereIn']('agent', names)
 

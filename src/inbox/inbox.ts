@@ -164,7 +164,9 @@ export class Inbox {
       holder,
       {
         ...waitAttributes(wait, quorum),
-        definitionDigest: options.definitionDigest ?? null,
+        ...(options.definitionDigest !== undefined && {
+          definitionDigest: options.definitionDigest,
+        }),
         ...(recalled
           ? {
               status: 'answered',

@@ -18,6 +18,7 @@ import {
   type ToolCallStatus,
 } from '../persistence/models/tool_call.ts'
 import { inRange, keysetPage, type KeysetPage } from '../persistence/keyset.ts'
+import { hasDefinitionDigests } from '../persistence/schema_features.ts'
 
 export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../persistence/keyset.ts'
 
@@ -82,10 +83,13 @@ const LISTED_COLUMNS = [
   'ladder_step',
   'ladder_due_at',
   'created_at',
-  'definition_digest',
 ]
-const PENDING_COLUMNS = LISTED_COLUMNS
 const SETTLED_COLUMNS = [...LISTED_COLUMNS, 'outcome', 'answered_by', 'answered_via', 'settled_at']
+/** Each with the fingerprint, where the tables have it (persistence/schema_features.ts) */
+const COLUMNS = {
+  pending: [LISTED_COLUMNS, [...LISTED_COLUMNS, 'definition_digest']],
+  settled: [SETTLED_COLUMNS, [...SETTLED_COLUMNS, 'definition_digest']],
+}
 
 /**
  * One page of inbox rows.
@@ -96,7 +100,8 @@ const SETTLED_COLUMNS = [...LISTED_COLUMNS, 'outcome', 'answered_by', 'answered_
  */
 export async function listRows(query: InboxQuery): Promise<InboxPage> {
   const pending = query.status === 'pending'
-  const rows = ToolCall.query().select(pending ? PENDING_COLUMNS : SETTLED_COLUMNS)
+  const digests = await hasDefinitionDigests()
+  const rows = ToolCall.query().select(COLUMNS[pending ? 'pending' : 'settled'][digests ? 1 : 0])
   if (pending) rows.where('status', 'pending')
   else rows.whereNot('status', 'pending').whereNotNull('settled_at')
   if (query.ownerId !== undefined) rows.where('owner_id', query.ownerId)

@@ -27,6 +27,7 @@ import { closeMcpServers } from './mcp_tools.ts'
 import { unknownAgentCheck } from './unknown_agent.ts'
 import { beat } from '../health/heartbeat.ts'
 import { digestOf, runtimeDefinitions } from './definitions.ts'
+import { hasDefinitionDigests } from '../persistence/schema_features.ts'
 
 /**
  * The driver's options (run_driver.ts), but its agents and inbox, which
@@ -109,7 +110,7 @@ export class Agents {
     if (!agent) throw new E_NOT_FOUND([`No agent named "${name}"`])
     const run = await AgentRun.create({
       agent: name,
-      definitionDigest: digestOf(agent),
+      ...((await hasDefinitionDigests()) && { definitionDigest: digestOf(agent) }),
       status: 'queued',
       input: options.input ?? null,
       ownerId: options.owner,

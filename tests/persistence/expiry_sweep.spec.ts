@@ -109,7 +109,7 @@ test.group(`Expiry sweep | ${dbName()}`, (group) => {
     assert.deepEqual(await rowStatuses(later), ['pending'])
   })
 
-  test('a sweep with nothing due reads two indexes and opens no transaction', async ({
+  test('a sweep with nothing due reads two indexes, notes its heartbeat and opens no transaction', async ({
     assert,
   }) => {
     // Pending, not due yet: an hour to go, and a ladder step due tomorrow
@@ -126,11 +126,12 @@ test.group(`Expiry sweep | ${dbName()}`, (group) => {
     const agents = new Agents({ agents: [] })
 
     const idle = await statementsOf(testApp.db, () => agents.sweep({ resume: false }))
-    assert.lengthOf(idle, 2, idle.map((sent) => sent.sql).join('\n'))
-    for (const sent of idle) {
-      assert.match(sent.sql, /^select /)
-      assert.isUndefined(sent.__knexTxId, sent.sql)
-    }
+    assert.lengthOf(idle, 3, idle.map((sent) => sent.sql).join('\n'))
+    const [first, second, heartbeat] = idle
+    for (const sent of [first, second]) assert.match(sent.sql, /^select /)
+    // One statement for the health check's heartbeat (src/health/heartbeat.ts)
+    assert.match(heartbeat.sql, /^insert into .?agent_heartbeats/)
+    for (const sent of idle) assert.isUndefined(sent.__knexTxId, sent.sql)
 
     // Due now: the same sweep takes its batch transaction and settles the row
     const [due] = await seedExpiring(1)

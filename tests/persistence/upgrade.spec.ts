@@ -164,6 +164,9 @@ test.group(`Persistence | upgrading from release 0.1.0 | ${dbName()}`, (group) =
       db.connection().schema.hasColumn(table, 'definition_digest')
     assert.isTrue(await hasColumn('agent_runs'))
     assert.isTrue(await hasColumn('agent_tool_calls'))
+    // What was written before the migration holds no fingerprint: nothing says what it was asked under
+    await question.refresh()
+    assert.isNull(question.definitionDigest)
 
     // After it, a new deploy settles them: the question is answered, the action runs once
     const after = agents()

@@ -16,6 +16,7 @@ import type { QuestionOutcome, QuestionSet } from '../../questions/types.ts'
 import type { AgentDefinition } from '../define_agent.ts'
 import type { CallContext } from './context.ts'
 import { digestOf } from '../definitions.ts'
+import { hasDefinitionDigests } from '../../persistence/schema_features.ts'
 import type { LadderStep } from '../../governance/ladder.ts'
 
 /**
@@ -25,7 +26,7 @@ export async function openWait(context: CallContext, wait: WaitRequest, options:
   const row = await context.inbox.open(context.run, wait, {
     ...options,
     sequence: context.memory.takeRowSequence(),
-    definitionDigest: digestOf(context.agent),
+    definitionDigest: (await hasDefinitionDigests()) ? digestOf(context.agent) : undefined,
   })
   context.rows.push(row)
   return row
