@@ -20,6 +20,7 @@ import { unionPages } from '../persistence/keyset.ts'
 import { approverOf, quorumVotes } from '../inbox/votes.ts'
 import { grantJson, grantsOf } from '../inbox/grants.ts'
 import debug from '../debug.ts'
+import { changedRows } from '../runtime/changed_rows.ts'
 import {
   groupByRun,
   rowCard,
@@ -165,12 +166,14 @@ export default class InboxController {
     })
     const runIds = rows.flatMap((row) => (row.runId ? [row.runId] : []))
     const runs = runIds.length ? await AgentRun.query().whereIn('id', runIds) : []
+    const byId = new Map(runs.map((run) => [run.id, run]))
     const votes = await quorumVotes(rows)
     const groups = groupByRun(
       rows,
-      new Map(runs.map((run) => [run.id, run])),
+      byId,
       (row, run) => agents.inputSchema(run?.agent, row.toolName),
-      votes
+      votes,
+      await changedRows(agents, rows, byId)
     )
     const watched: Record<string, RunSummary> = await watchedRuns(ctx, visitor)
     const page = wantsPage(ctx)
@@ -224,9 +227,11 @@ export default class InboxController {
       return { row: card, run: null, rows: [card], journal: [], people }
     }
     const { run, rows, journal } = await visitor.agents.runRecord(row.runId)
-    // One read of the votes: the row is among its run's rows
-    const votes = await quorumVotes(rows.some((item) => item.id === row.id) ? rows : [row, ...rows])
-    const card = rowCard(row, undefined, votes.get(row.id))
+    // One read of the votes, and one reading of what changed: the row is among its run's rows
+    const listed = rows.some((item) => item.id === row.id) ? rows : [row, ...rows]
+    const votes = await quorumVotes(listed)
+    const changes = await changedRows(visitor.agents, listed, new Map([[run.id, run]]))
+    const card = rowCard(row, undefined, votes.get(row.id), changes.get(row.id))
     const people = await peopleOf(ctx, visitor, [
       run.ownerId,
       ...rows.map((item) => item.answeredBy),
@@ -241,7 +246,7 @@ export default class InboxController {
         lastError: run.lastError,
         lastErrorAt: run.lastErrorAt?.toISO() ?? null,
       },
-      rows: rows.map((item) => rowCard(item, undefined, votes.get(item.id))),
+      rows: rows.map((item) => rowCard(item, undefined, votes.get(item.id), changes.get(item.id))),
       journal: journal.map((entry) => ({
         sequence: entry.sequence,
         kind: entry.kind,

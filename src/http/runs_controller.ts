@@ -14,6 +14,7 @@ import { runTimeline, timelinePeople } from './timeline.ts'
 import { auditPeople, withAudit } from './timeline_audit.ts'
 import { runEvents } from '../inbox/audit_log.ts'
 import { quorumVotes } from '../inbox/votes.ts'
+import { changedRows } from '../runtime/changed_rows.ts'
 import {
   authorizedRun,
   inboxUrl,
@@ -36,8 +37,9 @@ export default class RunsController {
     const run = await authorizedRun(ctx, visitor)
     const { rows, journal, effects } = await visitor.agents.runRecord(run.id)
     const votes = await quorumVotes(rows)
+    const changes = await changedRows(visitor.agents, rows, new Map([[run.id, run]]))
     const timeline = withAudit(
-      runTimeline(run, rows, journal, effects, votes),
+      runTimeline(run, rows, journal, effects, votes, changes),
       await runEvents(run.id)
     )
     return respond(ctx, RUN_PAGE, {
