@@ -23,6 +23,7 @@
 import { Head, router } from '@inertiajs/react'
 import { useEffect, useState } from 'react'
 import { ApprovalCard } from '../../agent_inbox/approval_card'
+import { RemovedAgentCard } from '../../agent_inbox/removed_agent_card'
 import { BulkBar } from '../../agent_inbox/bulk_bar'
 import type { CardProps } from '../../agent_inbox/card_parts'
 import { alertText } from '../../agent_inbox/feedback'
@@ -193,6 +194,9 @@ export default function AgentInbox(props: InboxProps) {
                 selected: view.selected.has(card.id),
                 onSelect: (selected) => session.select(card.id, selected),
                 onReply: (reply) => session.reply(card, reply),
+              }
+              if (card.changed?.kind === 'agent-removed') {
+                return <RemovedAgentCard key={card.id} {...cardProps} />
               }
               if (card.questionSet) return <QuestionCard key={card.id} {...cardProps} />
               if (card.action?.link !== undefined) {
