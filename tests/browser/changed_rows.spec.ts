@@ -165,7 +165,7 @@ for (const framework of browserFrameworks()) {
       assert.equal(await branch.inputValue(), 'main')
       await schemaCard.getByLabel('Force').waitFor()
       assert.equal(await schemaCard.getByLabel('Target').count(), 0)
-      await screenshot(page, `changed-rows/${framework}-schema-changed-edit.png`)
+      await cardScreenshot(schemaCard, `${framework}-schema-changed-edit.png`)
       await schemaCard.getByRole('button', { name: 'Approve with changes' }).click()
       await settledCard(page, rows['schema-changed'].id, ADA)
       const deployed = await settledRow(rows['schema-changed'].id)
@@ -186,10 +186,12 @@ for (const framework of browserFrameworks()) {
         assert.isNull(settled.execution, state)
       }
 
-      // A removed agent: Close ends the run and closes its rows, and the card says so
+      // A removed agent: Close ends the run and closes its rows, and the page says so
       const ghost = cardOf(page, rows['agent-removed'].id)
       await ghost.getByRole('button', { name: 'Close', exact: true }).click()
-      await ghost.getByText('the run cannot continue: it was ended and its rows closed').waitFor()
+      const alert = page.getByRole('alert')
+      await alert.getByText('the run cannot continue: it was ended and its rows closed').waitFor()
+      await screenshot(page, `changed-rows/${framework}-agent-removed-closed.png`)
       const closed = await settledRow(rows['agent-removed'].id)
       assert.equal(closed.status, 'cancelled')
       const run = await AgentRun.findOrFail(closed.runId!)
