@@ -28,6 +28,7 @@ import {
   settledCard,
   settledRow,
   useBrowserSuite,
+  type BrowserSuite,
 } from '../helpers/inbox_browser.ts'
 import { call, createAgents, rowsOf, scriptedModel } from '../helpers/runtime.ts'
 import { defineAgent } from '../../src/runtime/define_agent.ts'
@@ -105,6 +106,24 @@ async function changedRows(a: Agents): Promise<Record<State, ToolCall>> {
   }
 }
 
+/**
+ * The changed rows, and ADA's inbox once each card says what changed.
+ */
+async function changedInbox(
+  suite: BrowserSuite,
+  a: Agents,
+  cleanup: (close: () => Promise<void>) => void
+) {
+  const rows = await changedRows(a)
+  const { session, page } = await openInbox(suite, ADA)
+  cleanup(() => session.close())
+  await reloadInbox(page)
+  for (const [state, row] of Object.entries(rows) as [State, ToolCall][]) {
+    await noteOf(cardOf(page, row.id), state).waitFor()
+  }
+  return { rows, page }
+}
+
 /** The buttons a card offers, by name, in order */
 async function buttonsOf(card: Locator): Promise<string[]> {
   const names = await card.locator('.ai-actions button').allInnerTexts()
@@ -135,11 +154,7 @@ for (const framework of browserFrameworks()) {
       assert,
       cleanup,
     }) => {
-      const rows = await changedRows(a)
-      const { session, page } = await openInbox(suite, ADA)
-      cleanup(() => session.close())
-      await reloadInbox(page)
-
+      const { rows, page } = await changedInbox(suite, a, cleanup)
       const expected: Record<State, { words: string; buttons: string[] }> = {
         'tool-removed': { words: 'This tool was removed', buttons: ['Reject'] },
         'schema-changed': { words: "This tool's input changed", buttons: ['Reject', 'Edit'] },
@@ -203,13 +218,7 @@ for (const framework of browserFrameworks()) {
       assert,
       cleanup,
     }) => {
-      const rows = await changedRows(a)
-      const { session, page } = await openInbox(suite, ADA)
-      cleanup(() => session.close())
-      await reloadInbox(page)
-      for (const [state, row] of Object.entries(rows) as [State, ToolCall][]) {
-        await noteOf(cardOf(page, row.id), state).waitFor()
-      }
+      const { rows, page } = await changedInbox(suite, a, cleanup)
       const violations = await seriousViolations(page)
       assert.deepEqual(
         violations.map((violation) => `${violation.id}: ${violation.targets.join(', ')}`),

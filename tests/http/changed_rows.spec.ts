@@ -21,7 +21,7 @@ import { defineConfig } from '../../src/define_config.ts'
 import { defineAgent } from '../../src/runtime/define_agent.ts'
 import { defineTool, type ToolDefinition } from '../../src/runtime/define_tool.ts'
 import { policy, type Policy } from '../../src/governance/policy.ts'
-import { AgentRun } from '../../src/persistence/models/agent_run.ts'
+import type { AgentRun } from '../../src/persistence/models/agent_run.ts'
 import type { Agents } from '../../src/runtime/agents.ts'
 
 type Ran = { tool: string; args: unknown }[]
@@ -206,22 +206,27 @@ test.group(`Changed rows | HTTP | ${dbName()}`, (group) => {
       await a.cancel(waiting.run.id)
   })
 
-  test('a removed tool: approve is refused with E_TOOL_REMOVED; reject reaches the model with its reason', async ({
+  test('a removed tool, a policy that throws: approve is refused with its code and settles nothing; reject reaches the model with its reason', async ({
     assert,
   }) => {
-    const { run, row } = await waitingOnA('ops', 'retire', { target: 'api' })
-    const approve = await reply(row.id, { approved: true })
-    assert.equal(approve.status, 409)
-    assert.equal(approve.body.errors[0].code, 'E_TOOL_REMOVED')
-    await row.refresh()
-    assert.equal(row.status, 'pending')
+    for (const [tool, status, code] of [
+      ['retire', 409, 'E_TOOL_REMOVED'],
+      ['restart', 503, 'E_POLICY_FAILED'],
+    ] as const) {
+      const { run, row } = await waitingOnA('ops', tool, { target: 'api' })
+      const approve = await reply(row.id, { approved: true })
+      assert.equal(approve.status, status, tool)
+      assert.equal(approve.body.errors[0].code, code, tool)
+      await row.refresh()
+      assert.equal(row.status, 'pending', tool)
 
-    const reject = await reply(row.id, { approved: false, reason: 'Retired last week' })
-    assert.equal(reject.status, 200)
-    const { status, text } = await finished(run)
-    assert.equal(status, 'completed')
-    assert.include(text, 'The person rejected the call to "retire"')
-    assert.include(text, 'Retired last week')
+      const reject = await reply(row.id, { approved: false, reason: `No ${tool} today` })
+      assert.equal(reject.status, 200, tool)
+      const finish = await finished(run)
+      assert.equal(finish.status, 'completed', tool)
+      assert.include(finish.text, `The person rejected the call to "${tool}"`, tool)
+      assert.include(finish.text, `No ${tool} today`, tool)
+    }
     assert.deepEqual([...ranA, ...ranB], [])
   })
 
@@ -281,25 +286,7 @@ test.group(`Changed rows | HTTP | ${dbName()}`, (group) => {
     assert.equal(again.body.errors[0].code, 'E_ALREADY_SETTLED')
   })
 
-  test('a policy that throws: approve is refused with E_POLICY_FAILED and nothing is settled; reject still works', async ({
-    assert,
-  }) => {
-    const { run, row } = await waitingOnA('ops', 'restart', { target: 'api' })
-    const approve = await reply(row.id, { approved: true })
-    assert.equal(approve.status, 503)
-    assert.equal(approve.body.errors[0].code, 'E_POLICY_FAILED')
-    await row.refresh()
-    assert.equal(row.status, 'pending')
-
-    const reject = await reply(row.id, { approved: false, reason: 'Not now' })
-    assert.equal(reject.status, 200)
-    assert.equal((await finished(run)).status, 'completed')
-    assert.deepEqual(ranB, [])
-  })
-
-  test('a removed agent: a reply closes the run (410 E_UNKNOWN_AGENT)', async ({
-    assert,
-  }) => {
+  test('a removed agent: a reply closes the run (410 E_UNKNOWN_AGENT)', async ({ assert }) => {
     const { run, row } = await waitingOnA('ghost', 'keep', { target: 'api' })
     const answer = await reply(row.id, { approved: true })
     assert.equal(answer.status, 410)
