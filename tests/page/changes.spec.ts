@@ -31,9 +31,9 @@ test.group('Page | changed rows', () => {
     assert.isNull(changeView(deploy))
     const offers = (card: RowCard) => {
       const view = changeView(card)!
-      return { approve: view.approve, edit: view.edit, reject: view.reject, close: view.close }
+      return { edit: view.edit, reject: view.reject, close: view.close }
     }
-    const rejectOnly = { approve: false, edit: false, reject: true, close: false }
+    const rejectOnly = { edit: false, reject: true, close: false }
     assert.deepEqual(offers(changed({ kind: 'tool-removed' })), rejectOnly)
     assert.deepEqual(offers(changed({ kind: 'policy-failed' })), rejectOnly)
     const denied = changed({ kind: 'policy-denies', reason: 'Frozen', rule: 'freeze' })
@@ -49,7 +49,7 @@ test.group('Page | changed rows', () => {
     assert.deepEqual(offers(schema), { ...rejectOnly, edit: true })
     assert.include(changeView(schema)!.detail, 'target: is no longer accepted by the tool')
     const ghost = changed({ kind: 'agent-removed', agent: 'ghost' })
-    assert.deepEqual(offers(ghost), { approve: false, edit: false, reject: false, close: true })
+    assert.deepEqual(offers(ghost), { edit: false, reject: false, close: true })
     assert.include(changeView(ghost)!.detail, '"ghost"')
   })
 

@@ -8,15 +8,14 @@
 import type { AnswersReply, DecisionReply, RowCard } from 'adonis-agent-inbox/types'
 
 /**
- * A changed card in words, and the buttons it keeps: `approve` (the plain
- * Approve and the grants), `edit` (the edit form, which then approves),
+ * A changed card in words, and the buttons it keeps: never the plain
+ * Approve (nor a grant); `edit` (the edit form, which then approves),
  * `reject`; a card of a removed agent offers only `close`.
  */
 export type ChangeView = {
   kind: NonNullable<RowCard['changed']>['kind']
   title: string
   detail: string
-  approve: boolean
   edit: boolean
   reject: boolean
   close: boolean
@@ -31,7 +30,7 @@ export type ChangeView = {
 export function changeView(card: RowCard): ChangeView | null {
   const changed = card.changed
   if (!changed) return null
-  const only = { approve: false, edit: false, reject: true, close: false }
+  const only = { edit: false, reject: true, close: false }
   const tool = card.toolName
   switch (changed.kind) {
     case 'agent-removed':
