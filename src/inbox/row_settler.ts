@@ -147,7 +147,9 @@ export class RowSettler {
     const digest = checkedView(row, options.view, options.requireView)
     const ctx = { answeredBy: options.by, answeredVia: options.via, limits: this.#options.limits }
     if ('approved' in reply && reply.approved) await this.#options.checkApproval?.(row, reply)
-    if ('approved' in reply && quorumOf(row)) return this.#vote(row, rawReply, reply, options)
+    // A policy's rejection of a waiting row (src/runtime/approval_check.ts) settles it, not a vote
+    const voting = quorumOf(row) && options.via !== 'policy'
+    if ('approved' in reply && voting) return this.#vote(row, rawReply, reply, options)
 
     let outcome: Outcome
     if ('answers' in reply) {

@@ -61,13 +61,16 @@ function deployA(ran: Ran) {
   const tools = ['deploy', 'retire', 'migrate', 'restart', 'keep'].map((name) =>
     action(name, ran, name === 'deploy' ? BRANCH() : vine.object({ target: vine.string() }))
   )
+  // Two of bob and cy approve a payout
+  const quorum = () => policy.ask({ approvers: ['bob', 'cy'], quorum: 2 })
+  tools.push(action('payout', ran, vine.object({ target: vine.string() }), { policy: quorum }))
   return [
     defineAgent({ name: 'ops', model, instructions: 'Operate.', tools }),
     defineAgent({ name: 'ghost', model, instructions: 'Haunt.', tools: [tools[4]] }),
   ]
 }
 
-/** Deploy B's: `retire` removed, `deploy` takes a required `ref`, `migrate` frozen, `restart`'s policy throws, `ghost` gone */
+/** Deploy B's: `retire` removed, `deploy` takes a required `ref`, `migrate` and `payout` (a quorum's) frozen, `restart`'s policy throws, `ghost` gone */
 function deployB(ran: Ran, calls: Record<string, number>): ToolDefinition[] {
   const counted = (name: string, verdict: () => ReturnType<Policy>): Policy => {
     return () => {
@@ -86,6 +89,9 @@ function deployB(ran: Ran, calls: Record<string, number>): ToolDefinition[] {
       }),
     }),
     action('keep', ran, vine.object({ target: vine.string() })),
+    action('payout', ran, vine.object({ target: vine.string() }), {
+      policy: () => policy.deny(FREEZE, 'freeze'),
+    }),
   ]
 }
 
@@ -128,16 +134,18 @@ test.group(`Changed rows | HTTP | ${dbName()}`, (group) => {
     return { run, row }
   }
 
-  async function get(path: string) {
-    const response = await fetch(`${baseUrl}${path}`, { headers: JSON_HEADERS })
+  async function get(path: string, person = 'ada') {
+    const response = await fetch(`${baseUrl}${path}`, {
+      headers: { ...JSON_HEADERS, 'x-person': person },
+    })
     return (await response.json()) as any
   }
 
-  async function reply(rowId: string, body: object) {
-    const { row } = await get(`/inbox/rows/${rowId}`)
+  async function reply(rowId: string, body: object, person = 'ada') {
+    const { row } = await get(`/inbox/rows/${rowId}`, person)
     const response = await fetch(`${baseUrl}/inbox/rows/${rowId}/reply`, {
       method: 'POST',
-      headers: { ...JSON_HEADERS, 'content-type': 'application/json' },
+      headers: { ...JSON_HEADERS, 'x-person': person, 'content-type': 'application/json' },
       body: JSON.stringify({ ...body, digest: row.digest }),
     })
     return { status: response.status, body: (await response.json()) as any }
@@ -260,30 +268,36 @@ test.group(`Changed rows | HTTP | ${dbName()}`, (group) => {
     ranB.length = 0
   })
 
-  test('a policy deployed later denies the tool (a freeze): approve is refused with E_DENIED_BY_POLICY and the row is rejected by the policy', async ({
+  test("a policy deployed later denies the tool (a freeze): approve is refused with E_DENIED_BY_POLICY and the row is rejected by the policy, a quorum's too", async ({
     assert,
   }) => {
-    const { run, row } = await waitingOnA('ops', 'migrate', { target: 'db' })
-    const approve = await reply(row.id, { approved: true })
-    assert.equal(approve.status, 409)
-    assert.equal(approve.body.errors[0].code, 'E_DENIED_BY_POLICY')
-    assert.include(approve.body.errors[0].message, `Denied by policy: ${FREEZE}`)
+    for (const [tool, person] of [
+      ['migrate', 'ada'],
+      ['payout', 'bob'],
+    ] as const) {
+      const { run, row } = await waitingOnA('ops', tool, { target: 'db' })
+      const approve = await reply(row.id, { approved: true }, person)
+      assert.equal(approve.status, 409, tool)
+      assert.equal(approve.body.errors[0].code, 'E_DENIED_BY_POLICY', tool)
+      assert.include(approve.body.errors[0].message, `Denied by policy: ${FREEZE}`, tool)
 
-    const { status, text } = await finished(run)
-    await row.refresh()
-    assert.equal(row.status, 'rejected')
-    assert.equal(row.answeredVia, 'policy')
-    assert.isNull(row.answeredBy)
-    assert.equal(status, 'completed')
-    assert.include(
-      text,
-      `The "migrate" call was refused by policy and did not run. Reason: ${FREEZE}`
-    )
+      const { status, text } = await finished(run)
+      await row.refresh()
+      assert.equal(row.status, 'rejected', tool)
+      assert.equal(row.answeredVia, 'policy', tool)
+      assert.isNull(row.answeredBy, tool)
+      assert.equal(status, 'completed', tool)
+      assert.include(
+        text,
+        `The "${tool}" call was refused by policy and did not run. Reason: ${FREEZE}`,
+        tool
+      )
+      // A later reply meets the settled row
+      const again = await reply(row.id, { approved: true }, person)
+      assert.equal(again.status, 409, tool)
+      assert.equal(again.body.errors[0].code, 'E_ALREADY_SETTLED', tool)
+    }
     assert.deepEqual(ranB, [])
-    // A later reply meets the settled row
-    const again = await reply(row.id, { approved: true })
-    assert.equal(again.status, 409)
-    assert.equal(again.body.errors[0].code, 'E_ALREADY_SETTLED')
   })
 
   test('a removed agent: a reply closes the run (410 E_UNKNOWN_AGENT)', async ({ assert }) => {
