@@ -19,12 +19,25 @@ export default class AgentsInbox extends BaseCommand {
     'With --row, asks that row in the terminal and settles it.',
     '',
     '{{ binaryName }} agents:inbox --owner user:1',
+    '{{ binaryName }} agents:inbox --tool deploy   # before removing a tool: what still waits on it',
+    '{{ binaryName }} agents:inbox --changed       # after a deploy: rows asked under another definition',
     '{{ binaryName }} agents:inbox --row <row id>',
   ]
   static options: CommandOptions = { startApp: true }
 
   @flags.string({ description: 'Only the rows of runs owned by this id' })
   declare owner?: string
+
+  @flags.string({ description: 'Only the rows of runs of this agent' })
+  declare agent?: string
+
+  @flags.string({ description: 'Only the calls of this tool (ask, intake, or an app tool)' })
+  declare tool?: string
+
+  @flags.boolean({
+    description: 'Only the rows asked under another definition of their agent (after a deploy)',
+  })
+  declare changed?: boolean
 
   @flags.string({ description: 'Settle this row from the terminal' })
   declare row?: string
@@ -41,14 +54,28 @@ export default class AgentsInbox extends BaseCommand {
   async #list(agents: Agents) {
     const { describeWaiting } = await import('../src/channels/terminal_answers.ts')
     const { AgentRun } = await import('../src/persistence/models/agent_run.ts')
+    const { askedUnderAnother, sinceAsked } = await import('../src/runtime/definitions.ts')
+    const runsOf = (names: string[], except?: boolean) =>
+      AgentRun.query().select('id')[except ? 'whereNotIn' : 'whereIn']('agent', names)
 
     const { rows } = await agents.inbox.list({
       status: 'pending',
       ownerId: this.owner,
+      agent: this.agent,
+      tool: this.tool,
       limit: this.limit,
+      narrow: this.changed
+        ? (query) => void askedUnderAnother(query, agents.definitions, runsOf)
+        : undefined,
     })
     if (rows.length === 0) {
-      this.logger.info(this.owner ? `Nothing is waiting for ${this.owner}` : 'Nothing is waiting')
+      const filters = [
+        this.owner && `for ${this.owner}`,
+        this.agent && `of agent ${this.agent}`,
+        this.tool && `on tool ${this.tool}`,
+        this.changed && 'asked under another definition of its agent',
+      ].filter(Boolean)
+      this.logger.info(['Nothing is waiting', ...filters].join(' '))
       return
     }
 
@@ -67,6 +94,13 @@ export default class AgentsInbox extends BaseCommand {
       ]
       if (row.expiresAt) details.push(`expires ${row.expiresAt.toISO()}`)
       this.logger.log(this.colors.dim(`  ${details.join(' · ')}`))
+      const agent = row.runId ? agentOf.get(row.runId) : null
+      const since = sinceAsked(row.definitionDigest, agent, agents.definitions)
+      if (since === 'changed') {
+        this.logger.log(this.colors.yellow(`  asked under another definition of agent ${agent}`))
+      } else if (since === 'agent-removed') {
+        this.logger.log(this.colors.yellow(`  agent ${agent} is not defined in this version`))
+      }
     }
     this.logger.log('')
     this.logger.log(`Settle one with: node ace agents:inbox --row <id>`)

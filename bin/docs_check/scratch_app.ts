@@ -188,6 +188,12 @@ export default class Refund extends BaseModel {
 }
 `,
 
+  // The app's health checks, which a route of the operating guide reports
+  'start/health.ts': `import { HealthChecks } from '@adonisjs/core/health'
+
+export const healthChecks = new HealthChecks()
+`,
+
   // The app's own code the examples call, declared: the docs show calling it, not writing it
   'types/app_services.d.ts': `declare module '#services/deploys' {
   export function deployBranch(branch: string): Promise<{ url: string }>

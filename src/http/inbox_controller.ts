@@ -16,7 +16,6 @@ import type { HttpContext } from '@adonisjs/core/http'
 import { E_SETTLE_FAILED, HttpFacingException, InvalidReplyException } from '../errors.ts'
 import { AgentRun } from '../persistence/models/agent_run.ts'
 import { isRowId, ToolCall } from '../persistence/models/tool_call.ts'
-import { unionPages } from '../persistence/keyset.ts'
 import { approverOf, quorumVotes } from '../inbox/votes.ts'
 import { grantJson, grantsOf } from '../inbox/grants.ts'
 import debug from '../debug.ts'
@@ -30,6 +29,7 @@ import {
   type ReplyFeedback,
   type RunSummary,
 } from './cards.ts'
+import { rowsInSight, sightOfRun } from './run_sight.ts'
 import {
   authorizedRow,
   authorizedRows,
@@ -65,18 +65,25 @@ const MAX_WATCHED = 50
 export const MAX_BULK_ROWS = 100
 
 /**
- * The runs the page watches (WATCHED_RUNS_HEADER) that the visitor may
- * see (`access.scopeRuns`), by id: one query, and one more for those
- * `waiting`, whose pending rows tell whether they still wait for someone
- * (a run whose last row was just settled shows `running`: `runSummary`).
+ * The runs the page watches (WATCHED_RUNS_HEADER) whose status the visitor
+ * sees: those they may read (`access.scopeRuns`) and those with a row
+ * they were asked to decide (./run_sight.ts), by id: a query each, and one
+ * more for those `waiting`, whose pending rows tell whether they still
+ * wait for someone (a run whose last row was just settled shows
+ * `running`: `runSummary`).
  */
 async function watchedRuns(ctx: HttpContext, { access, person }: Visitor) {
   const header = ctx.request.header(WATCHED_RUNS_HEADER) ?? ''
   const ids = [...new Set(header.split(',').map((id) => id.trim()))].filter(isRowId)
   if (ids.length === 0) return {}
-  const query = AgentRun.query().whereIn('id', ids.slice(0, MAX_WATCHED))
-  await access.scopeRuns(query, ctx, person)
-  const runs = await query
+  const wanted = ids.slice(0, MAX_WATCHED)
+  const readable = AgentRun.query().whereIn('id', wanted)
+  await access.scopeRuns(readable, ctx, person)
+  const asked = ToolCall.query().select('run_id')
+  approverOf(person)(asked)
+  const deciding = AgentRun.query().whereIn('id', wanted).whereIn('id', asked)
+  const found = [...(await readable), ...(await deciding)]
+  const runs = [...new Map(found.map((run) => [run.id, run])).values()]
   const waiting = runs.filter((run) => run.status === 'waiting').map((run) => run.id)
   const stillPending =
     waiting.length === 0
@@ -146,24 +153,10 @@ export default class InboxController {
    */
   async index(ctx: InertiaContext) {
     const visitor = await visitorOf(ctx)
-    const { agents, access, person } = visitor
+    const { agents, person } = visitor
     const params = pageParams(ctx)
-    const scoped = await agents.inbox.list({
-      status: 'pending',
-      narrow: (query) => access.scope(query, ctx, person),
-      ...params,
-    })
     // Rows the person is an approver of are listed too, wherever the scope puts them
-    const voting = await agents.inbox.list({
-      status: 'pending',
-      narrow: approverOf(person),
-      ...params,
-    })
-    const { rows, next } = unionPages([scoped, voting], {
-      attribute: 'createdAt',
-      direction: 'asc',
-      limit: params.limit,
-    })
+    const { rows, next } = await rowsInSight(ctx, visitor, { status: 'pending', ...params })
     const runIds = rows.flatMap((row) => (row.runId ? [row.runId] : []))
     const runs = runIds.length ? await AgentRun.query().whereIn('id', runIds) : []
     const byId = new Map(runs.map((run) => [run.id, run]))
@@ -198,14 +191,13 @@ export default class InboxController {
   }
 
   /**
-   * Rows settled lately that the person may see, newest first, a page at
-   * a time.
+   * Rows settled lately that the person may see (those they were asked to
+   * decide among them), newest first, a page at a time.
    */
   async settled(ctx: HttpContext) {
-    const { agents, access, person } = await visitorOf(ctx)
-    const { rows, next } = await agents.inbox.list({
+    const visitor = await visitorOf(ctx)
+    const { rows, next } = await rowsInSight(ctx, visitor, {
       status: 'settled',
-      narrow: (query) => access.scope(query, ctx, person),
       ...pageParams(ctx),
     })
     const votes = await quorumVotes(rows)
@@ -214,7 +206,9 @@ export default class InboxController {
 
   /**
    * One row with its run's record: the conversation, every tool call,
-   * and who settled what, via what, when.
+   * and who settled what, via what, when. Someone who decides the row but
+   * may not read its run (`sight: 'rows'`: ./run_sight.ts) gets the rows of
+   * it they decide and the run's summary, not its input, journal or result.
    */
   async show(ctx: HttpContext) {
     const visitor = await visitorOf(ctx)
@@ -224,35 +218,41 @@ export default class InboxController {
       const votes = await quorumVotes([row])
       const card = rowCard(row, undefined, votes.get(row.id))
       const people = await peopleOf(ctx, visitor, [row.ownerId, row.answeredBy])
-      return { row: card, run: null, rows: [card], journal: [], people }
+      return { row: card, sight: 'rows', run: null, rows: [card], journal: [], people }
     }
     const { run, rows, journal } = await visitor.agents.runRecord(row.runId)
-    // One read of the votes, and one reading of what changed: the row is among its run's rows
-    const listed = rows.some((item) => item.id === row.id) ? rows : [row, ...rows]
-    const votes = await quorumVotes(listed)
-    const changes = await changedRows(visitor.agents, listed, new Map([[run.id, run]]))
-    const card = rowCard(row, undefined, votes.get(row.id), changes.get(row.id))
+    const seen = await sightOfRun(ctx, visitor, run, rows)
+    // They may decide this row (authorizedRow): it is theirs to see whatever the rest
+    const sight = seen.sight ?? 'rows'
+    const shown = seen.rows.some((item) => item.id === row.id) ? seen.rows : [row, ...seen.rows]
+    // One read of the votes, and one reading of what changed, for the rows shown
+    const votes = await quorumVotes(shown)
+    const changes = await changedRows(visitor.agents, shown, new Map([[run.id, run]]))
+    const whole = sight === 'run'
     const people = await peopleOf(ctx, visitor, [
       run.ownerId,
-      ...rows.map((item) => item.answeredBy),
+      ...shown.map((item) => item.answeredBy),
     ])
     return {
-      row: card,
+      row: rowCard(row, undefined, votes.get(row.id), changes.get(row.id)),
+      sight,
       run: {
         ...runSummary(run),
-        result: run.result,
-        error: run.error,
+        result: whole ? run.result : null,
+        error: whole ? run.error : null,
         // A drive that failed (the run is resumed by the periodic recovery)
-        lastError: run.lastError,
-        lastErrorAt: run.lastErrorAt?.toISO() ?? null,
+        lastError: whole ? run.lastError : null,
+        lastErrorAt: whole ? (run.lastErrorAt?.toISO() ?? null) : null,
       },
-      rows: rows.map((item) => rowCard(item, undefined, votes.get(item.id), changes.get(item.id))),
-      journal: journal.map((entry) => ({
-        sequence: entry.sequence,
-        kind: entry.kind,
-        payload: entry.payload,
-        createdAt: entry.createdAt?.toISO() ?? null,
-      })),
+      rows: shown.map((item) => rowCard(item, undefined, votes.get(item.id), changes.get(item.id))),
+      journal: whole
+        ? journal.map((entry) => ({
+            sequence: entry.sequence,
+            kind: entry.kind,
+            payload: entry.payload,
+            createdAt: entry.createdAt?.toISO() ?? null,
+          }))
+        : [],
       people,
     }
   }

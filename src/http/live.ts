@@ -8,7 +8,10 @@
  * broadcast on that person's Transmit channel, `agent_inbox/<ownerId>`, as a small
  * message saying what changed (never a row's content: the page reloads its
  * rows and runs through the inbox's own authorized endpoints). A person may subscribe to their own Transmit channel
- * only, as the inbox's `identify` hook sees them. People other than the
+ * only, as the inbox's `identify` hook sees them. The approvers a row's
+ * quorum names are told of that row (created, settled) on their own
+ * Transmit channels, and of nothing else of the run: they see the rows they
+ * decide, not the run (docs/design.md §11.6). People other than the
  * owner who may settle the rows (admins) are told on their own Transmit channels
  * through the `alsoNotify` hook: no shared Transmit channel to authorize.
  */
@@ -19,6 +22,9 @@ import type { RunStatus } from '../persistence/models/agent_run.ts'
 import debug from '../debug.ts'
 import { resolveAccess, type InboxAccess } from './access.ts'
 import { transmitChannel } from '../questions/client.ts'
+import { namedApprovers } from '../governance/view.ts'
+import { quorumOf } from '../inbox/votes.ts'
+import type { ToolCall } from '../persistence/models/tool_call.ts'
 
 /** The Transmit channels, one per person; `:person` is the owner id of the runs */
 export const TRANSMIT_CHANNEL = 'agent_inbox/:person'
@@ -128,24 +134,25 @@ export function broadcastRowEvents(
     }
   }
 
-  /** The owner at once, so their messages keep the order of the events */
-  const send = (owner: string | null, message: LiveMessage) => {
-    broadcast(owner, message)
+  /**
+   * The owner and the row's approvers at once, so their messages keep the
+   * order of the events; then those `alsoNotify` names, each once
+   */
+  const send = (owner: string | null, message: LiveMessage, approvers: string[] = []) => {
+    const told = new Set([owner, ...approvers])
+    for (const person of told) broadcast(person, message)
     if (!options.alsoNotify) return
     void (async () => {
       const others = new Set(await options.alsoNotify!(message, owner))
-      others.delete(owner ?? '')
-      for (const person of others) broadcast(person, message)
+      for (const person of others) if (!told.has(person)) broadcast(person, message)
     })().catch((error) => debug('live alsoNotify failed %O', error))
   }
+  const rowEvent = (type: 'row:created' | 'row:settled', row: ToolCall) =>
+    send(row.ownerId, { type, rowId: row.id, runId: row.runId }, namedApprovers(quorumOf(row)))
 
   const listeners = [
-    emitter.on('agents:row:created', ({ row }) =>
-      send(row.ownerId, { type: 'row:created', rowId: row.id, runId: row.runId })
-    ),
-    emitter.on('agents:row:settled', ({ row }) =>
-      send(row.ownerId, { type: 'row:settled', rowId: row.id, runId: row.runId })
-    ),
+    emitter.on('agents:row:created', ({ row }) => rowEvent('row:created', row)),
+    emitter.on('agents:row:settled', ({ row }) => rowEvent('row:settled', row)),
     ...Object.entries(RUN_EVENTS).map(([event, status]) =>
       emitter.on(event as keyof typeof RUN_EVENTS, ({ run }) =>
         send(run.ownerId, { type: 'run:status', runId: run.id, status })

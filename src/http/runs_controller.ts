@@ -10,19 +10,13 @@
 import { AgentRun, FINISHED_RUN_STATUSES } from '../persistence/models/agent_run.ts'
 import { rowCard, runSummary } from './cards.ts'
 import { readHistoryQuery, ROW_KINDS, SETTLED_ROW_STATUSES } from './history_query.ts'
-import { runTimeline, timelinePeople } from './timeline.ts'
+import { rowsTimeline, runTimeline, timelinePeople } from './timeline.ts'
 import { auditPeople, withAudit } from './timeline_audit.ts'
 import { runEvents } from '../inbox/audit_log.ts'
 import { quorumVotes } from '../inbox/votes.ts'
 import { changedRows } from '../runtime/changed_rows.ts'
-import {
-  authorizedRun,
-  inboxUrl,
-  peopleOf,
-  respond,
-  visitorOf,
-  type InertiaContext,
-} from './visitor.ts'
+import { rowsInSight, runInSight } from './run_sight.ts'
+import { inboxUrl, peopleOf, respond, visitorOf, type InertiaContext } from './visitor.ts'
 
 /** The Inertia pages the app receives as stubs */
 export const RUN_PAGE = 'agent_inbox/run'
@@ -30,20 +24,23 @@ export const HISTORY_PAGE = 'agent_inbox/history'
 
 export default class RunsController {
   /**
-   * A run's timeline, for the people who may see it.
+   * A run's timeline, for the people who may see it: all of it, or only the
+   * rows they decide (`sight: 'rows'`: ./run_sight.ts).
    */
   async show(ctx: InertiaContext) {
     const visitor = await visitorOf(ctx)
-    const run = await authorizedRun(ctx, visitor)
-    const { rows, journal, effects } = await visitor.agents.runRecord(run.id)
-    const votes = await quorumVotes(rows)
-    const changes = await changedRows(visitor.agents, rows, new Map([[run.id, run]]))
-    const timeline = withAudit(
+    const { run, rows, journal, effects, sight, shown } = await runInSight(ctx, visitor)
+    const votes = await quorumVotes(shown)
+    const changes = await changedRows(visitor.agents, shown, new Map([[run.id, run]]))
+    const whole = withAudit(
       runTimeline(run, rows, journal, effects, votes, changes),
       await runEvents(run.id)
     )
+    const timeline =
+      sight === 'run' ? whole : rowsTimeline(whole, new Set(shown.map((row) => row.id)))
     return respond(ctx, RUN_PAGE, {
       person: visitor.person,
+      sight,
       timeline,
       people: await peopleOf(ctx, visitor, [...timelinePeople(timeline), ...auditPeople(timeline)]),
       inboxUrl: await inboxUrl(ctx),
@@ -90,7 +87,7 @@ export default class RunsController {
       return respond(ctx, HISTORY_PAGE, { ...shared, runs, rows: [], next: page.next, people })
     }
 
-    const page = await agents.inbox.list({
+    const page = await rowsInSight(ctx, visitor, {
       status: 'settled',
       agent: filters.agent,
       kinds: filters.kind ? [filters.kind] : undefined,
@@ -98,7 +95,6 @@ export default class RunsController {
       settledBy: filters.by,
       settledFrom: query.range.from,
       settledBefore: query.range.before,
-      narrow: (rows) => access.scope(rows, ctx, person),
       limit: query.limit,
       cursor: query.cursor,
     })
@@ -112,8 +108,8 @@ export default class RunsController {
     }))
     const people = await peopleOf(ctx, visitor, [
       ...page.rows.map((row) => row.answeredBy),
+      // Only people on the rows shown: a `by` filter names nobody the rows do not
       ...runs.map((run) => run.ownerId),
-      filters.by,
     ])
     return respond(ctx, HISTORY_PAGE, { ...shared, rows, runs: [], next: page.next, people })
   }

@@ -288,6 +288,28 @@ export function runTimeline(
 }
 
 /**
+ * The timeline as someone sees it who decides some of the run's rows but
+ * may not read the run (`sight: 'rows'`, docs/design.md §11.6): the calls
+ * of `rowIds`, each with its row, args, how it ran and its audit, and the
+ * run's summary; not the run's input, the model's steps, what a tool
+ * returned or the model read, the other calls, the run's end or a drive's
+ * error.
+ *
+ * @example
+ * rowsTimeline(withAudit(runTimeline(run, rows, journal), events), new Set([row.id]))
+ */
+export function rowsTimeline(timeline: RunTimeline, rowIds: Set<string>): RunTimeline {
+  return {
+    run: { ...timeline.run, lastError: null },
+    entries: timeline.entries.flatMap((entry) =>
+      entry.type === 'call' && entry.row && rowIds.has(entry.row.id)
+        ? [{ ...entry, result: null, output: null }]
+        : []
+    ),
+  }
+}
+
+/**
  * Every person a timeline shows: the run's owner and who settled its rows.
  */
 export function timelinePeople(timeline: RunTimeline): (string | null)[] {

@@ -1,7 +1,7 @@
 /*
  * What every inbox route does at the door, shared by its controllers: who
- * is asking (`access.identify`), whether they may see the row or run they
- * name (`access.authorize`, `access.authorizeRun`), whether they get a page
+ * is asking (`access.identify`), whether they may see the row they name
+ * (`access.authorize`; a run: ./run_sight.ts), whether they get a page
  * or JSON, what the page was told of its last reply, and how people are
  * named on it. Errors are not caught: the package's HTTP-facing exceptions
  * render themselves.
@@ -17,8 +17,8 @@ import {
   type FieldError,
 } from '../errors.ts'
 import { quorumOf } from '../inbox/votes.ts'
+import { namedApprovers } from '../governance/view.ts'
 import type { GrantScope } from '../persistence/models/grant.ts'
-import type { AgentRun } from '../persistence/models/agent_run.ts'
 import { isRowId, ToolCall } from '../persistence/models/tool_call.ts'
 import { MAX_PAGE_SIZE } from '../persistence/keyset.ts'
 import { readRows } from '../persistence/prepared_columns.ts'
@@ -74,8 +74,7 @@ export async function mayDecide(
   visitor: Pick<Visitor, 'access' | 'person'>,
   row: ToolCall
 ): Promise<boolean> {
-  const approvers = quorumOf(row)?.stages.flatMap((stage) => stage.approvers) ?? []
-  if (approvers.includes(visitor.person)) return true
+  if (namedApprovers(quorumOf(row)).includes(visitor.person)) return true
   return visitor.access.authorize(ctx, row, visitor.person)
 }
 
@@ -151,19 +150,6 @@ export function replyEnvelope(body: Record<string, unknown>) {
  */
 export function requestOf(ctx: HttpContext) {
   return { requestId: ctx.request.id() ?? null, ip: ctx.request.ip() ?? null }
-}
-
-/**
- * The run of `:id` if the visitor may see it, else E_NOT_FOUND /
- * E_FORBIDDEN.
- */
-export async function authorizedRun(ctx: HttpContext, visitor: Visitor): Promise<AgentRun> {
-  const id: unknown = ctx.params.id
-  if (!isRowId(id)) throw new E_NOT_FOUND(['No run with that id: run ids are UUIDs'])
-  const run = await visitor.agents.run(id)
-  if (!run) throw new E_NOT_FOUND([`No run ${id}`])
-  if (!(await visitor.access.authorizeRun(ctx, run, visitor.person))) throw new E_FORBIDDEN()
-  return run
 }
 
 /**

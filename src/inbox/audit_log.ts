@@ -9,6 +9,7 @@
 import { DateTime } from 'luxon'
 import type { QueryClientContract } from '@adonisjs/lucid/types/database'
 import { InboxEvent, type InboxEventType } from '../persistence/models/inbox_event.ts'
+import { isRowId } from '../persistence/models/tool_call.ts'
 import { preparedRows, readRows } from '../persistence/prepared_columns.ts'
 
 /**
@@ -69,9 +70,11 @@ export function eventColumns(entries: AuditEntry[]): Record<string, unknown>[] {
 
 /**
  * A run's entries in the order they were written (its rows', and its
- * grants').
+ * grants'). Its id as written: in capitals (which MySQL's collation would
+ * match) or anything else that is no UUID, it names no run.
  */
 export async function runEvents(runId: string): Promise<InboxEvent[]> {
+  if (!isRowId(runId)) return []
   return readRows(
     InboxEvent,
     await InboxEvent.query().where('run_id', runId).orderBy('id', 'asc').pojo()
@@ -79,9 +82,11 @@ export async function runEvents(runId: string): Promise<InboxEvent[]> {
 }
 
 /**
- * A row's entries in the order they were written.
+ * A row's entries in the order they were written; none for an id that is
+ * not one as written (see `runEvents`).
  */
 export async function rowEvents(rowId: string): Promise<InboxEvent[]> {
+  if (!isRowId(rowId)) return []
   return readRows(
     InboxEvent,
     await InboxEvent.query().where('row_id', rowId).orderBy('id', 'asc').pojo()

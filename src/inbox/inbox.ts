@@ -164,6 +164,7 @@ export class Inbox {
       holder,
       {
         ...waitAttributes(wait, quorum),
+        definitionDigest: options.definitionDigest ?? null,
         ...(recalled
           ? {
               status: 'answered',

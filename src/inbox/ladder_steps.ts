@@ -21,6 +21,7 @@ import { nextDue, ranStep, reassignment, settlers, type LadderEntry } from '../g
 import { appendEvents } from './audit_log.ts'
 import { appendNotices, type Notice } from './notices.ts'
 import { approverRecords, quorumOf, votesOf } from './votes.ts'
+import { waitsForAnswers } from './wait.ts'
 import debug from '../debug.ts'
 
 export type LadderOptions = {
@@ -114,7 +115,8 @@ async function runStep(
       from: change.from,
       assigned: change.assigned,
     })
-    if (change.assigned.length > 0 && row.kind === 'action') {
+    // An approval of any kind (an action, a read that needs one) gains approvers who vote
+    if (change.assigned.length > 0 && !waitsForAnswers(row)) {
       const stage = change.stage ?? 0
       const records = change.assigned.map((personId) => ({ personId, stage }))
       await trx.insertQuery().table(Approver.table).multiInsert(approverRecords(row.id, records))

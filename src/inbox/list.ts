@@ -32,6 +32,8 @@ export type InboxQuery = {
   runId?: string
   /** Only rows of runs of this agent */
   agent?: string
+  /** Only calls of this tool (`ask` for questions, `intake` for intake forms) */
+  tool?: string
   /** Only rows of these kinds */
   kinds?: ToolCallKind[]
   /** Settled rows: only those that ended in these statuses */
@@ -80,6 +82,7 @@ const LISTED_COLUMNS = [
   'ladder_step',
   'ladder_due_at',
   'created_at',
+  'definition_digest',
 ]
 const PENDING_COLUMNS = LISTED_COLUMNS
 const SETTLED_COLUMNS = [...LISTED_COLUMNS, 'outcome', 'answered_by', 'answered_via', 'settled_at']
@@ -101,6 +104,7 @@ export async function listRows(query: InboxQuery): Promise<InboxPage> {
   if (query.agent !== undefined) {
     rows.whereIn('run_id', AgentRun.query().select('id').where('agent', query.agent))
   }
+  if (query.tool !== undefined) rows.where('tool_name', query.tool)
   if (query.kinds?.length) rows.whereIn('kind', query.kinds)
   if (!pending) {
     if (query.statuses?.length) rows.whereIn('status', query.statuses)

@@ -94,4 +94,6 @@ export type OpenOptions = {
   decidedBy?: Record<string, unknown>
   /** Escalation steps before `expiresAt` (docs/design.md §7.7), timed from now */
   ladder?: LadderStep[]
+  /** The fingerprint of the agent's definition it is asked under (runtime/definitions.ts) */
+  definitionDigest?: string
 }

@@ -15,6 +15,8 @@ import type { Question, QuestionOutcome, QuestionSet } from './types.ts'
 const FINGERPRINT_VERSION = 'agent-inbox.question-set.v1'
 
 function sortKeys(value: unknown): unknown {
+  // As JSON.stringify reads it, so a value and the JSON stored of it agree (a Date is its ISO text)
+  if (hasToJSON(value)) return sortKeys(value.toJSON())
   if (Array.isArray(value)) return value.map(sortKeys)
   if (value && typeof value === 'object') {
     return Object.fromEntries(
@@ -25,6 +27,10 @@ function sortKeys(value: unknown): unknown {
     )
   }
   return value
+}
+
+function hasToJSON(value: unknown): value is { toJSON(): unknown } {
+  return typeof (value as { toJSON?: unknown } | null)?.toJSON === 'function'
 }
 
 /**

@@ -12,10 +12,9 @@ import type { ApprovalsConfig } from '../governance/policy.ts'
 import { cancelRuns, type ExpiryBatch } from '../inbox/expiry.ts'
 import { AgentRun, isFinished } from '../persistence/models/agent_run.ts'
 import { JournalRow } from '../persistence/models/journal_row.ts'
-import { type ToolCall } from '../persistence/models/tool_call.ts'
+import { isRowId, type ToolCall } from '../persistence/models/tool_call.ts'
 import { transaction } from '../persistence/transaction.ts'
 import type { QuestionLimits } from '../questions/types.ts'
-import { DEFAULT_LIMITS, resolveLimits } from '../questions/values.ts'
 import debug from '../debug.ts'
 import type { AgentDefinition } from './define_agent.ts'
 import { strandedRuns, waitingWithNothingPending } from './stranded.ts'
@@ -27,6 +26,8 @@ import { RunDriver, type RunDriverOptions } from './run_driver.ts'
 import { closeMcpServers } from './mcp_tools.ts'
 import { unknownAgentCheck } from './unknown_agent.ts'
 import { approvalCheck } from './approval_check.ts'
+import { beat } from '../health/heartbeat.ts'
+import { digestOf, runtimeDefinitions } from './definitions.ts'
 
 /**
  * The driver's options (run_driver.ts), but its agents and inbox, which
@@ -54,6 +55,16 @@ export type StartOptions = {
 }
 
 /**
+ * A run by its id exactly as it was written (a lowercase UUID), or null:
+ * MySQL's and MariaDB's default collations would find it by its id in
+ * capitals too, where SQLite and PostgreSQL do not, and a run has one id
+ * on every database. Anything that is no UUID never reaches SQL.
+ */
+function findRun(id: string): Promise<AgentRun | null> {
+  return isRowId(id) ? AgentRun.find(id) : Promise.resolve(null)
+}
+
+/**
  * @example
  * const run = await agents.start('deployer', { input: { service: 'api' }, owner: 'user:1' })
  * await agents.cancel(run.id)
@@ -70,25 +81,7 @@ export class Agents {
   #handoffs = new Set<Promise<unknown>>()
 
   constructor(options: AgentsOptions) {
-    this.definitions = new Map()
-    /*
-     * The config's limits are every agent's defaults. An agent's own limits
-     * arrive resolved over DEFAULT_LIMITS, so a key it set is one that
-     * differs from the default: that key wins, the others come from config
-     * (so an agent that sets a key to its default value takes the config's).
-     */
-    const configLimits = resolveLimits(options.limits)
-    for (const agent of options.agents) {
-      if (this.definitions.has(agent.name)) {
-        throw new Error(`Two agents are named "${agent.name}"; agent names must be unique`)
-      }
-      const limits = { ...configLimits }
-      for (const key of Object.keys(DEFAULT_LIMITS) as (keyof QuestionLimits)[]) {
-        if (agent.limits[key] !== DEFAULT_LIMITS[key]) limits[key] = agent.limits[key]
-      }
-      // Tools of its own: an agent's MCP tools are added per runtime (mcp_tools.ts)
-      this.definitions.set(agent.name, { ...agent, limits, tools: new Map(agent.tools) })
-    }
+    this.definitions = runtimeDefinitions(options.agents, options.limits)
     this.#events = options.events
     this.approvals = options.approvals ?? {}
     this.inbox = new Inbox({
@@ -116,9 +109,11 @@ export class Agents {
    * Starts a run of a named agent and schedules it. Returns the queued run.
    */
   async start(name: string, options: StartOptions): Promise<AgentRun> {
-    if (!this.definitions.has(name)) throw new E_NOT_FOUND([`No agent named "${name}"`])
+    const agent = this.definitions.get(name)
+    if (!agent) throw new E_NOT_FOUND([`No agent named "${name}"`])
     const run = await AgentRun.create({
       agent: name,
+      definitionDigest: digestOf(agent),
       status: 'queued',
       input: options.input ?? null,
       ownerId: options.owner,
@@ -131,7 +126,7 @@ export class Agents {
 
   /** A run by id, or null */
   run(id: string): Promise<AgentRun | null> {
-    return AgentRun.find(id)
+    return findRun(id)
   }
 
   /** One page of finished runs, newest first. See `RunQuery` */
@@ -151,7 +146,7 @@ export class Agents {
    * A run record: the run, its rows in order, its journal and its effects (journal.ts `runRecord`).
    */
   async runRecord(id: string) {
-    const run = await AgentRun.find(id)
+    const run = await findRun(id)
     if (!run) throw new E_NOT_FOUND([`No run ${id}`])
     return { run, ...(await runRecord(id)) }
   }
@@ -163,7 +158,7 @@ export class Agents {
    * `cancel` rule does it (src/inbox/expiry.ts).
    */
   async cancel(id: string): Promise<AgentRun> {
-    const run = await AgentRun.find(id)
+    const run = await findRun(id)
     if (!run) throw new E_NOT_FOUND([`No run ${id}`])
     const cancelled = await transaction(AgentRun, (trx) => cancelRuns(trx, [id], DateTime.now()))
     await run.refresh()
@@ -178,7 +173,7 @@ export class Agents {
    * Throws `E_NOT_RETRYABLE` (409) for a run that is not `failed`.
    */
   async retry(id: string): Promise<AgentRun> {
-    const run = await AgentRun.find(id)
+    const run = await findRun(id)
     if (!run) throw new E_NOT_FOUND([`No run ${id}`])
     if (run.status !== 'failed') throw new E_NOT_RETRYABLE([id, run.status])
     await transaction(AgentRun, async (trx) => {
@@ -243,6 +238,8 @@ export class Agents {
       },
     })
     if (resume) await this.#resumeSettledRuns(resumed)
+    // What the sweep's health check reads (src/health/)
+    await beat('sweep', this.driver.owner)
     return expired.length
   }
 

@@ -13,6 +13,7 @@ import { resolveLimits } from '../questions/values.ts'
 import type { ToolDefinition } from './define_tool.ts'
 import type { McpServerConfig } from '../mcp_client/types.ts'
 import { checkedLadder, type LadderStep } from '../governance/ladder.ts'
+import type { RunSight } from '../governance/view.ts'
 
 /**
  * The intake: a question set, or a function of the run's input returning
@@ -52,6 +53,20 @@ export type AskOptions = {
   strict?: boolean
 }
 
+/**
+ * What the people who decide a run's rows without reading the run (a
+ * quorum's approvers, a reassigned approver) are shown of it
+ * (docs/guides/governance.md#what-an-approver-sees).
+ */
+export type ApproversOptions = {
+  /**
+   * `rows` (the default): the rows they decide, the agent's name, who asked
+   * and the run's status, not the run's input, transcript or other rows;
+   * `run`: the whole run, as its owner sees it
+   */
+  see?: RunSight
+}
+
 export type AgentOptions = {
   name: string
   model: LanguageModel
@@ -66,6 +81,8 @@ export type AgentOptions = {
   expiry?: ExpiryOptions
   /** MCP servers whose tools the agent may call (docs/guides/mcp.md) */
   mcp?: McpServerConfig[]
+  /** What approvers who may not read a run see of it; default only their rows */
+  approvers?: ApproversOptions
 }
 
 export type AgentDefinition = {
@@ -82,6 +99,8 @@ export type AgentDefinition = {
   maxSteps: number
   expiry: { ttl?: number; onExpiry: ExpiryRule; ladder?: LadderStep[] }
   mcp: McpServerConfig[]
+  /** What approvers who may not read a run see of it (`approvers.see`) */
+  approversSee: RunSight
 }
 
 /**
@@ -133,5 +152,15 @@ export function defineAgent(options: AgentOptions): AgentDefinition {
       ),
     },
     mcp: options.mcp ?? [],
+    approversSee: approversSight(options),
   }
+}
+
+/** `approvers.see`, checked: a typo must not show a run's input to its approvers */
+function approversSight(options: AgentOptions): RunSight {
+  const see = options.approvers?.see ?? 'rows'
+  if (see !== 'rows' && see !== 'run') {
+    throw new Error(`Agent "${options.name}": approvers.see must be 'rows' or 'run'`)
+  }
+  return see
 }

@@ -10,6 +10,7 @@ import { hostname } from 'node:os'
 import { randomUUID } from 'node:crypto'
 import { DateTime } from 'luxon'
 import { AgentRun, FINISHED_RUN_STATUSES } from '../persistence/models/agent_run.ts'
+import { pendingRowOfTheRun } from './stranded.ts'
 import { affectedRows, preparedColumns, readRows } from '../persistence/prepared_columns.ts'
 import { allRows } from '../persistence/sqlite_writes.ts'
 import debug from '../debug.ts'
@@ -76,7 +77,11 @@ export class Lease {
    * holds it: a drive that failed kept it (`hold`), and its retry or this
    * process's recovery takes it back at once. The driver refuses a second
    * drive of a run it is driving before asking here. The status moves to
-   * `running` so a dead driver's run is found at start-up. Returns false
+   * `running` so a dead driver's run is found at start-up. A run that
+   * waits on a pending row is refused: nothing in it moves until the row is
+   * settled, and a resume that reached it late (a recovery pass that read
+   * it while it still ran) would replay to the row and announce the same
+   * wait again. Returns false
    * when refused; else the run row as the update left it where the
    * database returns updated rows (PostgreSQL, SQLite), or null (MySQL).
    * Given the run as `read` before, takes it only while its journal's
@@ -94,6 +99,8 @@ export class Lease {
       .where('id', runId)
       .whereNotIn('status', FINISHED_RUN_STATUSES)
       .where((free) => freeFor(free, this.owner, now))
+      // A run waiting on a pending row has nothing to drive; a late resume would announce its wait again
+      .whereNot((waits) => waits.where('status', 'waiting').whereExists(pendingRowOfTheRun))
     if (read) query.where('journal_length', read.journalLength).where('attempt', read.attempt)
     const taken = {
       status: 'running' as const,

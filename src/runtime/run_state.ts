@@ -25,6 +25,7 @@ import debug from '../debug.ts'
 import type { ExecutorLogger } from './executor.ts'
 import { errorText } from './transient.ts'
 import { freeFor } from './lease.ts'
+import { closeApprovedRows } from './calls/current_tool.ts'
 
 /**
  * @example
@@ -114,6 +115,7 @@ export class RunState {
     })
     if (!ended) return this.stopped(run)
     Object.assign(run, failed)
+    await closeApprovedRows(run)
     await this.failed(run)
     return 'failed'
   }

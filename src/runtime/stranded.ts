@@ -18,14 +18,17 @@ import { preparedColumns } from '../persistence/prepared_columns.ts'
 export function waitingWithNothingPending<Query extends ModelQueryBuilderContract<typeof AgentRun>>(
   query: Query
 ): Query {
-  return query
-    .where('status', 'waiting')
-    .whereNotExists((pending) =>
-      pending
-        .from('agent_tool_calls')
-        .whereColumn('agent_tool_calls.run_id', 'agent_runs.id')
-        .where('agent_tool_calls.status', 'pending')
-    )
+  return query.where('status', 'waiting').whereNotExists(pendingRowOfTheRun)
+}
+
+/**
+ * A subquery of a runs query: a pending row of the run it reads.
+ */
+export function pendingRowOfTheRun(rows: { from(table: string): any }) {
+  return rows
+    .from('agent_tool_calls')
+    .whereColumn('agent_tool_calls.run_id', 'agent_runs.id')
+    .where('agent_tool_calls.status', 'pending')
 }
 
 /**

@@ -112,6 +112,7 @@ export type ResolvedAgentInboxConfig = {
 export type {
   AgentDefinition,
   AgentOptions,
+  ApproversOptions,
   AskOptions,
   Intake,
   ProviderOptions,
@@ -129,6 +130,7 @@ export type {
 } from '../runtime/define_tool.ts'
 export type { AgentEvents } from '../events.ts'
 export type { RowChange } from '../runtime/changed_rows.ts'
+export type { RunSight } from '../governance/view.ts'
 export type { InboxAccess } from '../http/access.ts'
 export type { LiveMessage, LiveOptions } from '../http/live.ts'
 export type {

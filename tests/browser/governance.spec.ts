@@ -2,7 +2,8 @@
  * Governance in a real browser against the fixture app (docs/design.md
  * §11), on both pages: a refund that needs 2 of finance, never the
  * requester — the requester sees the count and cannot vote, each approver
- * votes from their own inbox, the second vote settles it; and a read
+ * votes from their own inbox, the second vote settles it, and the run's
+ * page shows an approver their call, not the run's input; and a read
  * approved "for this run", which lets the run's next read through without
  * a card, listed under the remembered approvals until it is revoked.
  */
@@ -75,6 +76,18 @@ for (const framework of browserFrameworks()) {
       const entry = ada.page.locator(`[data-row-id="${row.id}"]`)
       await entry.getByText(`voted — ${nameOf(GRACE)}, web: approve`).waitFor()
       await entry.getByText(`settled — ${nameOf(MARGARET)}, web`).waitFor()
+      assert.include(await ada.page.content(), 'Refund order 42')
+
+      // An approver opens the run page the inbox links to: their call and its votes, not the input
+      await grace.page.goto(`/inbox/runs/${run.id}`)
+      await grace.page
+        .getByText(
+          `Only the calls you were asked to decide are shown: the run's input and its other steps stay with ${nameOf(ADA)}.`
+        )
+        .waitFor()
+      const theirs = grace.page.locator(`[data-row-id="${row.id}"]`)
+      await theirs.getByText(`voted — ${nameOf(GRACE)}, web: approve`).waitFor()
+      assert.notInclude(await grace.page.content(), 'Refund order 42')
     })
 
     test('approved for this run: the next read needs no card; the grant is listed and revoked', async ({

@@ -11,8 +11,9 @@
 import { test } from '@japa/runner'
 import { createTestApp } from '../helpers/database.ts'
 import { runAce } from '../helpers/ace.ts'
-import { createAgents, rowsOf } from '../helpers/runtime.ts'
-import { terminalAgents, WAITER_TTL } from '../fixtures/terminal_agents.ts'
+import { createAgents, rowsOf, scriptedModel } from '../helpers/runtime.ts'
+import { INTAKE, terminalAgents, WAITER_TTL } from '../fixtures/terminal_agents.ts'
+import { defineAgent } from '../../src/runtime/define_agent.ts'
 import { terminalUser } from '../../src/channels/terminal.ts'
 import { AgentRun } from '../../src/persistence/models/agent_run.ts'
 import type { Agents } from '../../src/runtime/agents.ts'
@@ -49,6 +50,77 @@ test.group('agents:inbox', (group) => {
     assert.include(exit.output, `${mine.intake.id}  intake: Which environment should this go to?`)
     assert.include(exit.output, `agent shipper · run ${mine.run.id} · owner user:9`)
     assert.notInclude(exit.output, theirs.intake.id)
+  })
+
+  test('--tool and --agent list what still waits on a tool or an agent, before it is removed', async ({
+    assert,
+  }) => {
+    // A shipper run past its intake and its question, waiting on the deploy approval
+    const shipping = await startWaiting(agents, 'shipper', 'approval', 'user:9')
+    await agents.inbox.settle(
+      shipping.intake.id,
+      { answers: { environment: ['staging'] } },
+      { by: 'user:9', via: 'api' }
+    )
+    await agents.idle()
+    const pendingOf = async (runId: string) => {
+      const rows = await rowsOf(runId)
+      return rows.find((row) => row.status === 'pending')!
+    }
+    const question = await pendingOf(shipping.run.id)
+    await agents.inbox.settle(question.id, { skip: true }, { by: 'user:9', via: 'api' })
+    await agents.idle()
+    const approval = await pendingOf(shipping.run.id)
+    assert.equal(approval.toolName, 'deploy')
+    const waiting = await startWaiting(agents, 'waiter', 'intake only', 'user:7')
+
+    const byTool = await runAce(['agents:inbox', '--tool', 'deploy'])
+    assert.equal(byTool.code, 0, byTool.output)
+    assert.include(byTool.output, `${approval.id}  approve deploy: Deploy main to production`)
+    assert.notInclude(byTool.output, waiting.intake.id)
+
+    const byAgent = await runAce(['agents:inbox', '--agent', 'waiter'])
+    assert.include(byAgent.output, waiting.intake.id)
+    assert.notInclude(byAgent.output, approval.id)
+
+    const none = await runAce(['agents:inbox', '--tool', 'paint', '--agent', 'shipper'])
+    assert.equal(none.code, 0, none.output)
+    assert.include(none.output, 'Nothing is waiting of agent shipper on tool paint')
+  })
+
+  test('--changed lists the rows asked under another definition of their agent, or of one gone', async ({
+    assert,
+  }) => {
+    const same = await startWaiting(agents, 'shipper', 'as deployed', 'user:9')
+    // Deploy A: the shipper without its deploy tool, and an agent the child no longer defines
+    const earlier = createAgents({
+      agents: [
+        defineAgent({
+          name: 'shipper',
+          model: scriptedModel([]),
+          instructions: 'Ship.',
+          intake: INTAKE,
+        }),
+        defineAgent({
+          name: 'retired',
+          model: scriptedModel([]),
+          instructions: 'Gone.',
+          intake: INTAKE,
+        }),
+      ],
+    })
+    const changed = await startWaiting(earlier, 'shipper', 'asked on A', 'user:9')
+    const retired = await startWaiting(earlier, 'retired', 'agent gone', 'user:9')
+    assert.notEqual(changed.run.definitionDigest, same.run.definitionDigest)
+    assert.equal(same.intake.definitionDigest, same.run.definitionDigest)
+
+    const exit = await runAce(['agents:inbox', '--changed'])
+    assert.equal(exit.code, 0, exit.output)
+    assert.include(exit.output, changed.intake.id)
+    assert.include(exit.output, 'asked under another definition of agent shipper')
+    assert.include(exit.output, retired.intake.id)
+    assert.include(exit.output, 'agent retired is not defined in this version')
+    assert.notInclude(exit.output, same.intake.id)
   })
 
   test('--row settles a row from typed lines and the run goes on', async ({ assert }) => {

@@ -40,10 +40,15 @@ export type ClusterProcess = {
 }
 
 /**
- * Starts the fixture app with `args`, on the suite's database.
+ * Starts the fixture app (or another fixture of tests/fixtures) with
+ * `args`, on the suite's database.
  */
-export function startClusterProcess(args: string[], env: Record<string, string>): ClusterProcess {
-  const child = spawn(process.execPath, ['--import=@poppinss/ts-exec', FIXTURE, ...args], {
+export function startClusterProcess(
+  args: string[],
+  env: Record<string, string>,
+  fixture: string = FIXTURE
+): ClusterProcess {
+  const child = spawn(process.execPath, ['--import=@poppinss/ts-exec', fixture, ...args], {
     cwd: ROOT,
     env: {
       ...process.env,

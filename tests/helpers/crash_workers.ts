@@ -35,12 +35,18 @@ export function lines(file: string): string[] {
 
 /**
  * Starts a worker process on this test's database. `next()` resolves with
- * each line it prints ("ready", then JSON), in order.
+ * each line it prints ("ready", then JSON), in order. `script` is
+ * tests/fixtures/agent_worker.ts unless named.
  */
-export function startWorker(command: string, runIds: string[], env: Record<string, string>) {
+export function startWorker(
+  command: string,
+  runIds: string[],
+  env: Record<string, string>,
+  script = WORKER
+) {
   const child = spawn(
     process.execPath,
-    ['--import=@poppinss/ts-exec', WORKER, command, ...runIds],
+    ['--import=@poppinss/ts-exec', script, command, ...runIds],
     {
       cwd: ROOT,
       env: { ...process.env, DB: dbName(), DB_FILE: sqliteFile(), ...env },

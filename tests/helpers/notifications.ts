@@ -14,6 +14,7 @@ import { webhookNotifier } from '../../src/notify/webhook_notifier.ts'
 import type { Preferences } from '../../src/notify/schedule.ts'
 import type { LadderStep } from '../../src/governance/ladder.ts'
 import { createHttpApp } from './http.ts'
+import type { TestAppOptions } from './database.ts'
 import { startSmtpSink } from './smtp.ts'
 import { mailConfig } from './smtp.ts'
 
@@ -47,7 +48,7 @@ export async function startWebhookSink() {
   return sink
 }
 
-export async function createNotifyingApp() {
+export async function createNotifyingApp(options: Pick<TestAppOptions, 'preload'> = {}) {
   const smtp = await startSmtpSink()
   const webhook = await startWebhookSink()
   const people: Record<string, Preferences | null> = {}
@@ -55,6 +56,7 @@ export async function createNotifyingApp() {
   const testApp = await createHttpApp({
     providers: [() => import('@adonisjs/mail/mail_provider')],
     config: { mail: mailConfig(smtp.port) },
+    preload: options.preload,
     agents: defineConfig({
       notifications: {
         notifiers: [mailNotifier(), webhookNotifier({ url: webhook.url, secret: WEBHOOK_SECRET })],

@@ -16,15 +16,21 @@ export type SmtpSink = {
   received(count: number, timeout?: number): Promise<ParsedMail[]>
   /** The mails to an address */
   to(address: string): ParsedMail[]
+  /** While true, the server refuses every recipient (550) */
+  refusing: boolean
   close(): Promise<void>
 }
 
 export async function startSmtpSink(): Promise<SmtpSink> {
   const mails: ParsedMail[] = []
-  const { port, close } = await startSmtpServer((mail) => mails.push(mail))
-  return {
+  const { port, close } = await startSmtpServer(
+    (mail) => mails.push(mail),
+    () => sink.refusing
+  )
+  const sink: SmtpSink = {
     port,
     mails,
+    refusing: false,
     async received(count, timeout = 10_000) {
       const until = Date.now() + timeout
       while (mails.length < count) {
@@ -41,6 +47,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     },
     close,
   }
+  return sink
 }
 
 /**

@@ -2,7 +2,9 @@
  * Live inbox updates through @adonisjs/transmit on a real Adonis server:
  * subscribers of a person's channel receive a message for every row
  * created or settled and every status change of that person's runs, and so do the people
- * the `alsoNotify` hook names (an admin); nobody else may subscribe to it.
+ * the `alsoNotify` hook names (an admin); a quorum's approvers hear of the
+ * rows they decide, and of nothing else of the run; nobody else may
+ * subscribe to a person's channel.
  * The runtime's listeners go away at shutdown, and `live: false`
  * broadcasts nothing.
  *
@@ -20,6 +22,7 @@ import { createTestApp, dbName } from '../helpers/database.ts'
 import { createHttpApp } from '../helpers/http.ts'
 import { ask, DB_QUESTION, promptText, say, scriptedModel } from '../helpers/runtime.ts'
 import { openTransmitStream } from '../helpers/transmit.ts'
+import { FINANCE, governedAgent, governedTools } from '../helpers/governance.ts'
 import { defineConfig } from '../../src/define_config.ts'
 import { defineAgent } from '../../src/runtime/define_agent.ts'
 import { AgentRun } from '../../src/persistence/models/agent_run.ts'
@@ -45,7 +48,8 @@ function helperAgent() {
 
 function agentsConfig(live?: AgentInboxConfig['live']) {
   return defineConfig({
-    agents: [helperAgent()],
+    agents: [helperAgent(), governedAgent(governedTools())],
+    approvals: { resolveRole: (role) => (role === 'finance' ? FINANCE : []) },
     live,
     inbox: { identify: (ctx) => ctx.request.header('x-person') ?? null },
   })
@@ -205,6 +209,77 @@ test.group(`Live updates over Transmit | ${dbName()}`, (group) => {
       `agent_inbox/admin waiting ${bobsRun.id}`,
       `agent_inbox/admin cancelled ${bobsRun.id}`,
     ])
+  })
+
+  test("a quorum's approvers are told of the row they decide, and of nothing else of the run", async ({
+    assert,
+  }) => {
+    const secret = 'PRIVATE-INPUT-live-5e1f'
+    const ada = await openTransmitStream(baseUrl, person('ada'))
+    const f1 = await openTransmitStream(baseUrl, person('f1'))
+    const f4 = await openTransmitStream(baseUrl, person('f4'))
+    streams.push(ada, f1, f4)
+    for (const [stream, who] of [
+      [ada, 'ada'],
+      [f1, 'f1'],
+      [f4, 'f4'],
+    ] as const) {
+      assert.equal(await stream.subscribe(`agent_inbox/${who}`, person(who)), 204)
+    }
+
+    // A refund under $50 runs at once, then one of $300 waits for 3 of finance (ada excluded)
+    const agents = await app.container.make('agents.runtime')
+    const run = await agents.start('governed', {
+      input: {
+        calls: [
+          ['refund', { amount: 20 }],
+          ['refund', { amount: 300 }],
+        ],
+        note: secret,
+      },
+      owner: 'ada',
+    })
+    const created = await f1.next((message) => message.payload.type === 'row:created')
+    await ada.next((message) => message.payload.status === 'waiting')
+    const row = await pendingRow(run.id)
+    assert.deepEqual(created, {
+      channel: 'agent_inbox/f1',
+      payload: { type: 'row:created', rowId: row.id, runId: run.id },
+    })
+
+    for (const who of ['f1', 'f2', 'f3']) {
+      const reply = await fetch(`${baseUrl}/inbox/rows/${row.id}/reply`, {
+        method: 'POST',
+        headers: { ...person(who), 'content-type': 'application/json' },
+        body: JSON.stringify({ approved: true, digest: viewDigest(row) }),
+      })
+      assert.equal(reply.status, 200, await reply.clone().text())
+    }
+    for (const stream of [f1, f4])
+      await stream.next((message) => message.payload.type === 'row:settled')
+    await agents.idle()
+    await ada.next((message) => message.payload.status === 'completed')
+
+    // Each approver heard of the row, created and settled, and of nothing else: no status of the run
+    for (const [stream, who] of [
+      [f1, 'f1'],
+      [f4, 'f4'],
+    ] as const) {
+      assert.deepEqual(
+        stream.messages.map(({ channel, payload }) => [channel, payload.type, payload.rowId]),
+        [
+          [`agent_inbox/${who}`, 'row:created', row.id],
+          [`agent_inbox/${who}`, 'row:settled', row.id],
+        ]
+      )
+      assert.notInclude(JSON.stringify(stream.messages), secret)
+    }
+    // The owner hears of the run as before
+    assert.deepEqual(
+      ada.messages.map(({ payload }) => payload.status ?? payload.type),
+      ['queued', 'row:created', 'waiting', 'row:settled', 'running', 'completed']
+    )
+    assert.notInclude(JSON.stringify(ada.messages), secret)
   })
 
   test('a cancelled run tells its owner its rows are gone', async ({ assert }) => {

@@ -9,7 +9,7 @@
 
 import { test } from '@japa/runner'
 import type { RowCard, TimelineEntry } from '../../src/types/main.ts'
-import { showEntry } from '../../stubs/inertia/agent_inbox/timeline.ts'
+import { showEntry, sightNote } from '../../stubs/inertia/agent_inbox/timeline.ts'
 import { formatTime } from '../../stubs/inertia/agent_inbox/words.ts'
 
 const people = { '1': 'Ada Lovelace' }
@@ -317,5 +317,18 @@ test.group('Run page | timeline words', () => {
     assert.equal(failed.title, 'The run failed')
     assert.deepEqual(failed.lines, ['E_PROVIDER', 'Invalid API key'])
     assert.equal(end({ status: 'cancelled' }).title, 'The run was cancelled')
+  })
+})
+
+test.group('Run page | a timeline shown in part', () => {
+  test('an approver who may not read the run is told they see their calls only, and whose it is', ({
+    assert,
+  }) => {
+    assert.equal(
+      sightNote('rows', 'Ada Lovelace'),
+      "Only the calls you were asked to decide are shown: the run's input and its other steps stay with Ada Lovelace."
+    )
+    assert.isNull(sightNote('run', 'Ada Lovelace'))
+    assert.isNull(sightNote(undefined, 'Ada Lovelace'))
   })
 })

@@ -397,11 +397,27 @@ test.group(`Runtime across deploys | ${dbName()}`, (group) => {
       .catch((error) => error)
     assert.instanceOf(again, E_CANCELLED)
 
-    // A driver that takes such a run (recovery, a resume) ends it the same way
-    assert.equal(await b.driver.drive(driven.run.id), 'failed')
+    // Approved on A, which stopped before it drove the run: B's recovery ends it the same way
+    const stopped = createAgents({
+      agents: [deployer(model, [deployAction('A', ran, BRANCH())])],
+      executor: noExecutor,
+    })
+    await stopped.inbox.settle(driven.rows[0].id, { approved: true }, { by: 'user:1', via: 'web' })
+    assert.equal(await b.recover(), 1)
+    await b.idle()
     await Promise.all([driven.run.refresh(), driven.rows[0].refresh()])
+    assert.equal(driven.run.status, 'failed')
     assert.equal(driven.run.errorCode, 'E_UNKNOWN_AGENT')
-    assert.equal(driven.rows[0].status, 'cancelled')
+    assert.equal(driven.rows[0].status, 'approved')
+    assert.equal(
+      driven.rows[0].execution,
+      'tool-removed',
+      'an approved row is not left without one'
+    )
+    assert.include(
+      (driven.rows[0].result as { error: string }).error,
+      'the agent "deployer" is no longer defined'
+    )
     assert.deepEqual(ran, [])
     const pending = await b.inbox.list({ status: 'pending', ownerId: 'user:1' })
     assert.notInclude(

@@ -118,6 +118,50 @@ test.group(`Runtime approvals | ${dbName()}`, (group) => {
     assert.lengthOf(model.doGenerateCalls, 2)
   })
 
+  test('an approved action whose schema makes a date runs, with the date, once', async ({
+    assert,
+  }) => {
+    const ran: unknown[] = []
+    const schedule = defineTool({
+      name: 'schedule',
+      description: 'Schedule a maintenance window',
+      kind: 'action',
+      input: vine.object({ at: vine.date({ formats: { utc: true } }), service: vine.string() }),
+      handle: async (args) => {
+        ran.push(args)
+        return 'scheduled'
+      },
+    })
+    const agents = createAgents({
+      agents: [
+        defineAgent({
+          name: 'scheduler',
+          model: scriptedModel([
+            [call('s1', 'schedule', { at: '2027-01-05T10:00:00Z', service: 'api' })],
+            [say('Scheduled.')],
+          ]),
+          instructions: 'Schedule.',
+          tools: [schedule],
+        }),
+      ],
+    })
+    const run = await agents.start('scheduler', { input: 'window', owner: 'user:1' })
+    await agents.idle()
+    const [row] = await rowsOf(run.id)
+    assert.equal(row.status, 'pending')
+    await agents.inbox.settle(row.id, { approved: true }, { by: 'user:1', via: 'web' })
+    await agents.idle()
+
+    await Promise.all([run.refresh(), row.refresh()])
+    assert.equal(row.execution, 'succeeded')
+    assert.equal(run.status, 'completed')
+    assert.lengthOf(ran, 1)
+    const [args] = ran as { at: unknown; service: string }[]
+    assert.equal(args.service, 'api')
+    // As stored and approved: JSON, the date its ISO text (docs/guides/approvals.md)
+    assert.equal(args.at, '2027-01-05T10:00:00.000Z')
+  })
+
   test('a rejected action never runs and its reason reaches the model', async ({ assert }) => {
     const { model, runtime, executions } = setup([
       [call('d1', 'deploy', { branch: 'main', force: true })],

@@ -30,6 +30,7 @@ import type { RunExecutor } from '../../src/runtime/executor.ts'
 import type { Agents } from '../../src/runtime/agents.ts'
 import { AgentRun } from '../../src/persistence/models/agent_run.ts'
 import { JournalRow } from '../../src/persistence/models/journal_row.ts'
+import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import { preparedColumns } from '../../src/persistence/prepared_columns.ts'
 import { Lease } from '../../src/runtime/lease.ts'
 
@@ -294,7 +295,11 @@ test.group(`Runtime lease fence | ${dbName()}`, (group) => {
     assert.isNull(run.leaseOwner, 'the refused lease wrote nothing')
     assert.isAbove(run.journalLength, read.journalLength)
 
+    // Read as it is now, it still waits on its row: nothing to drive
     const current = await AgentRun.findOrFail(run.id)
+    assert.isFalse(await lease.acquire(run.id, current), 'the run waits on a pending row')
+    // Its row settled (a settle whose resume has not come yet), the lease is taken
+    await ToolCall.query().where('run_id', run.id).update({ status: 'answered' })
     const taken = await lease.acquire(run.id, current)
     assert.isNotFalse(taken)
     const held = taken ? taken.run : null

@@ -36,6 +36,7 @@ import {
   RUN_FAILURES,
 } from '../../src/errors.ts'
 import type { EventSink } from '../../src/events.ts'
+import { strandedRuns } from '../../src/runtime/stranded.ts'
 
 /**
  * A scripted model, the deploy tools and a factory of fresh runtimes
@@ -423,6 +424,56 @@ test.group(`Runtime lifecycle | ${dbName()}`, (group) => {
     assert.deepEqual(events.slice(0, 3), ['agents:row:settled', 'resume run', 'agents:run:resumed'])
     await run.refresh()
     assert.equal(run.status, 'completed')
+  })
+
+  test('a recovery pass that read the run as its row was created does not make it wait twice', async ({
+    assert,
+  }) => {
+    /*
+     * The sweep tick's recovery reads the runs it resumes in one query and
+     * drives them after: read right after a row was created, the run was
+     * still `running` under this process's lease, and by its turn the run
+     * waits on that row. Its drive must find nothing to do.
+     */
+    const model = scriptedModel([[ask('c1', DB_QUESTION)], [say('Using MySQL.')]])
+    const events: string[] = []
+    const readByTheTick: string[] = []
+    let agents: ReturnType<typeof createAgents> | undefined
+    const sink: EventSink = {
+      emit: async (name) => {
+        events.push(name)
+        if (name !== 'agents:row:created') return
+        for (const { id } of await strandedRuns(agents!.driver.owner)) readByTheTick.push(id)
+      },
+    }
+    agents = createAgents({
+      events: sink,
+      agents: [defineAgent({ name: 'deployer', model, instructions: 'Deploy safely.' })],
+    })
+    const run = await agents.start('deployer', { input: 'set up a db', owner: 'user:1' })
+    await agents.idle()
+    assert.include(readByTheTick, run.id, 'the tick read the run while its drive held it')
+
+    // The tick's resumes, now that the run waits
+    for (const runId of readByTheTick) await agents.executor.resume(runId, 'recover')
+    await agents.idle()
+    assert.deepEqual(events, ['agents:run:started', 'agents:row:created', 'agents:run:waiting'])
+    assert.lengthOf(model.doGenerateCalls, 1, 'the model was not called again')
+    await run.refresh()
+    assert.equal(run.status, 'waiting')
+    assert.isNull(run.leaseOwner)
+    const [row] = await rowsOf(run.id)
+    assert.equal(row.status, 'pending')
+
+    await agents.inbox.settle(row.id, { answers: { db: ['mysql'] } }, { by: 'user:1', via: 'api' })
+    await agents.idle()
+    await run.refresh()
+    assert.equal(run.status, 'completed')
+    assert.deepEqual(events.slice(3), [
+      'agents:row:settled',
+      'agents:run:resumed',
+      'agents:run:completed',
+    ])
   })
 
   test('a run that asks and completes emits its events in order', async ({ assert }) => {

@@ -111,6 +111,28 @@ test.group(`Runtime | signed approvals | ${dbName()}`, (group) => {
     assert.include(result.value, 'does not verify')
   })
 
+  test('args rewritten without their hash after the approval run nothing; the row is refused', async ({
+    assert,
+  }) => {
+    const { model, agents, executions } = setup([
+      [call('d1', 'deploy', { branch: 'main' })],
+      [say('Noted.')],
+    ])
+    const run = await agents.start('deployer', { input: 'ship', owner: 'user:1' })
+    await agents.idle()
+    const row = await approve(run.id, {})
+    await ToolCall.query()
+      .where('id', row.id)
+      .update(preparedColumns(row, { request: { ...row.request, args: { branch: 'evil' } } }))
+    await agents.driver.drive(run.id)
+
+    assert.deepEqual(executions, [])
+    await row.refresh()
+    assert.equal(row.execution, 'refused')
+    const result = toolResultOf(model.doGenerateCalls[1], 'd1')
+    assert.include(result.value, 'no longer match what the person was shown')
+  })
+
   test('edited args rewritten after the approval run nothing', async ({ assert }) => {
     const { agents, executions } = setup([
       [call('d1', 'deploy', { branch: 'main' })],

@@ -94,6 +94,10 @@ export class AgentRun extends BaseModel {
   @column.dateTime()
   declare finishedAt: DateTime | null
 
+  /** The fingerprint of its agent's definition it was started under (runtime/definitions.ts) */
+  @column()
+  declare definitionDigest: string | null
+
   @beforeCreate()
   static assignId(run: AgentRun) {
     run.id ??= randomUUID()

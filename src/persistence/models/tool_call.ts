@@ -155,6 +155,10 @@ export class ToolCall extends BaseModel {
   @column.dateTime()
   declare ladderDueAt: DateTime | null
 
+  /** The fingerprint of its agent's definition it was asked under (runtime/definitions.ts) */
+  @column()
+  declare definitionDigest: string | null
+
   @column.dateTime({ autoCreate: true })
   declare createdAt: DateTime
 

@@ -69,6 +69,7 @@ export async function handleAppTool(
   const decision = row.outcome as DecisionOutcome
   if (row.status !== 'approved') return { type: 'text', value: decision.text }
   if (hashArgs(row.request.args) !== row.argsHash) {
+    await refuse(context, row, 'its args do not match their hash')
     return errorOutput(
       'The approved args no longer match what the person was shown, so the action was not run.'
     )
@@ -90,8 +91,18 @@ async function verifiedOrRefused(context: CallContext, row: ToolCall, args: unkn
   if (row.execution === 'refused') return false
   if (row.execution !== null && row.execution !== undefined) return true
   if (verifyDecision(context.signer!, row, args, row.decisionSignature)) return true
+  await refuse(context, row, 'its approval does not verify')
+  return false
+}
+
+/**
+ * Marks an approved row whose record was changed after the approval
+ * `refused`, once: it never runs, and no approved row is left without an
+ * execution state.
+ */
+async function refuse(context: CallContext, row: ToolCall, why: string) {
+  if (row.execution === 'refused') return
   await ToolCall.query().where('id', row.id).whereNull('execution').update({ execution: 'refused' })
   row.execution = 'refused'
-  debug('run %s: approval of row %s does not verify; refused', context.run.id, row.id)
-  return false
+  debug('run %s: row %s refused: %s', context.run.id, row.id, why)
 }

@@ -12,7 +12,8 @@
 
 import { createHash } from 'node:crypto'
 import { DateTime } from 'luxon'
-import type { ToolCall, ToolExecution } from '../../persistence/models/tool_call.ts'
+import { ToolCall, type ToolExecution } from '../../persistence/models/tool_call.ts'
+import type { AgentRun } from '../../persistence/models/agent_run.ts'
 import { preparedColumns } from '../../persistence/prepared_columns.ts'
 import type { QuestionIssue } from '../../questions/types.ts'
 import debug from '../../debug.ts'
@@ -109,6 +110,45 @@ export async function markNotRun(
   Object.assign(row, { execution, result, executedAt: now })
   debug('run %s: row %s not run: %s', context.run.id, row.id, execution)
   return errorOutput(`${prefix}${notRunText(row)}`)
+}
+
+/**
+ * The approved actions of a run that ended because its agent is no longer
+ * defined (../unknown_agent.ts): one not run yet ends `tool-removed`
+ * (its tool went with its agent), one that was running when its process
+ * died ends `interrupted`. No row is left approved without an execution
+ * state in a finished run. Each is a conditional write: a row another
+ * process marked first is left as that process marked it.
+ */
+export async function closeApprovedRows(run: Pick<AgentRun, 'id' | 'agent'>) {
+  const rows = await ToolCall.query()
+    .where('run_id', run.id)
+    .where('status', 'approved')
+    .where((open) => open.whereNull('execution').orWhere('execution', 'running'))
+  for (const row of rows) {
+    const now = DateTime.now()
+    if (row.execution === 'running') {
+      const set = preparedColumns(row, {
+        execution: 'interrupted',
+        executedAt: now,
+        updatedAt: now,
+      })
+      await auditedUpdate(row, 'interrupted', {}, set, [
+        ['id = ?', row.id],
+        ["execution = 'running'"],
+      ])
+      continue
+    }
+    const result: NotRunResult = {
+      error: `Not run: the agent "${run.agent}" is no longer defined in this version of the app`,
+    }
+    const execution = 'tool-removed'
+    const set = preparedColumns(row, { execution, result, executedAt: now, updatedAt: now })
+    await auditedUpdate(row, 'not-run', { execution, ...result }, set, [
+      ['id = ?', row.id],
+      ['execution is null'],
+    ])
+  }
 }
 
 /**

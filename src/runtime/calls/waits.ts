@@ -15,6 +15,7 @@ import { questionSetFingerprint, recallOutcome } from '../../questions/memory.ts
 import type { QuestionOutcome, QuestionSet } from '../../questions/types.ts'
 import type { AgentDefinition } from '../define_agent.ts'
 import type { CallContext } from './context.ts'
+import { digestOf } from '../definitions.ts'
 import type { LadderStep } from '../../governance/ladder.ts'
 
 /**
@@ -24,6 +25,7 @@ export async function openWait(context: CallContext, wait: WaitRequest, options:
   const row = await context.inbox.open(context.run, wait, {
     ...options,
     sequence: context.memory.takeRowSequence(),
+    definitionDigest: digestOf(context.agent),
   })
   context.rows.push(row)
   return row

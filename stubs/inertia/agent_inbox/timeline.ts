@@ -9,6 +9,7 @@
 
 import type {
   People,
+  RunSight,
   TimelineAction,
   TimelineEntry,
   TimelineEffect,
@@ -141,6 +142,19 @@ function callTitle(entry: TimelineCall): string {
   }
   if (kind === 'action') return `Action ${entry.toolName}`
   return `Tool ${entry.toolName}`
+}
+
+/**
+ * What the page says above a timeline shown in part (`sight: 'rows'`: the
+ * person decides rows of a run they may not read), or null.
+ *
+ * @example
+ * sightNote('rows', 'Ada Lovelace')
+ * // 'Only the calls you were asked to decide are shown: the run's input and its other steps stay with Ada Lovelace.'
+ */
+export function sightNote(sight: RunSight | undefined, owner: string): string | null {
+  if (sight !== 'rows') return null
+  return `Only the calls you were asked to decide are shown: the run's input and its other steps stay with ${owner}.`
 }
 
 /**

@@ -9,22 +9,24 @@
  * moves (Transmit, else polling until the run ends).
  *
  * Published into the app by `node ace add adonis-agent-inbox` and yours to
- * change. Props come from the package's RunsController: `{ person,
+ * change. Props come from the package's RunsController: `{ person, sight,
  * timeline, people, inboxUrl }`. How each entry reads is
  * inertia/agent_inbox/timeline.ts, shared with the Vue page.
  */
 
 import { Head, router } from '@inertiajs/react'
-import type { People, RunTimeline } from 'adonis-agent-inbox/types'
+import type { People, RunSight, RunTimeline } from 'adonis-agent-inbox/types'
 import { useLiveUpdates, DEFAULT_POLL_INTERVAL } from '../../agent_inbox/live_updates'
 import { InboxNav, LiveNote } from '../../agent_inbox/page_parts'
-import { showEntry } from '../../agent_inbox/timeline'
+import { showEntry, sightNote } from '../../agent_inbox/timeline'
 import { formatTime, inboxLinks, isFinished, nameOf, shortId } from '../../agent_inbox/words'
 import '../../agent_inbox/inbox.css'
 import '../../agent_inbox/controls.css'
 
 type RunPageProps = {
   person: string
+  /** `rows`: the person decides rows of the run without reading it, and sees those only */
+  sight?: RunSight
   timeline: RunTimeline
   people: People
   inboxUrl: string
@@ -34,6 +36,7 @@ type RunPageProps = {
 
 export default function AgentRunPage({
   person,
+  sight,
   timeline,
   people,
   inboxUrl,
@@ -42,6 +45,7 @@ export default function AgentRunPage({
   const { run, entries } = timeline
   const links = inboxLinks(inboxUrl)
   const finished = isFinished(run.status)
+  const partial = sightNote(sight, nameOf(people, run.ownerId))
   const live = useLiveUpdates({
     person,
     interval: finished ? 0 : (pollInterval ?? DEFAULT_POLL_INTERVAL),
@@ -73,6 +77,11 @@ export default function AgentRunPage({
       {run.lastError && (
         <p className="ai-alert" role="note">
           A drive of this run failed and is retried: {run.lastError}
+        </p>
+      )}
+      {partial && (
+        <p className="ai-muted" role="note">
+          {partial}
         </p>
       )}
       <ol className="ai-timeline" aria-label="What the run did">
