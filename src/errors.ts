@@ -1,6 +1,7 @@
 /*
  * Every error the package raises, with a stable `E_...` code and a message
- * that says what to do. Simple ones come from `createError`. Those the
+ * that says what to do. Those raised to the app's own code come from
+ * ./app_errors.ts, re-exported here. Those the
  * HTTP routes raise are classes that render themselves, as
  * `@adonisjs/bouncer`'s do: the app's exception handler calls their
  * `handle(error, ctx)`, which answers `{ errors: [{ message, code, field?,
@@ -11,7 +12,6 @@
  * depends on nothing but `@adonisjs/core/exceptions`.
  */
 
-import { createError, Exception } from '@adonisjs/core/exceptions'
 import type { QuestionIssue } from './questions/types.ts'
 import {
   fieldsError,
@@ -23,73 +23,7 @@ import {
 export { HttpFacingException } from './http_facing_exception.ts'
 export type { ErrorEntry, ErrorReport, ErrorResponseBody } from './http_facing_exception.ts'
 export type { FieldError, Translator } from './http_facing_exception.ts'
-
-/**
- * A question set with no question in it, given to `assertQuestionSet` (app
- * code building a set, such as an intake). A model's empty ask gets a tool
- * error instead.
- */
-export const E_EMPTY_QUESTION_SET = createError(
-  'A question set needs at least one question. Add the questions, or ask nothing',
-  'E_EMPTY_QUESTION_SET',
-  400
-)
-
-/**
- * A wait was opened on a run that has ended (cancelled, failed or
- * completed): nobody would ever read its answer.
- */
-export const E_ABORTED = createError<[string]>(
-  'Run "%s" has ended, so the wait was not opened: nobody would read its answer. Start a new run instead',
-  'E_ABORTED',
-  409
-)
-
-/**
- * A question was asked where nobody can answer (no owner and no channel,
- * no TTY). The ask tool is normally absent then; this guards direct calls.
- */
-export const E_NO_ANSWERER = createError(
-  'Nobody can answer this question: the run has no owner with an inbox and no terminal is attached. Choose the most reasonable option and state the assumption',
-  'E_NO_ANSWERER',
-  400
-)
-
-/** A child run tried to ask; its questions belong in its result for the parent */
-export const E_DELEGATED_CALLER = createError(
-  'A child run cannot ask a person. Return the open questions in your result so the parent run can ask them',
-  'E_DELEGATED_CALLER',
-  400
-)
-
-/**
- * A question's `intent` does not hold together (docs/design.md §3.4), raised by
- * `assertQuestionSet` when the intents are the set's only problem. The
- * message names each path and the fix.
- */
-export const E_BAD_INTENT = createError<[string]>('%s', 'E_BAD_INTENT', 400)
-
-/** The app registered a tool under the built-in ask tool's name, checked at boot */
-export const E_RESERVED_TOOL_NAME = createError<[string, string]>(
-  'The tool name "%s" is reserved for the built-in ask tool. Rename the tool of agent "%s"',
-  'E_RESERVED_TOOL_NAME',
-  500
-)
-
-/**
- * A question set written by a model failed validation. Each issue names the
- * path and the fix; the runtime sends them back to the model as a tool error.
- */
-export class InvalidQuestionSetException extends Exception {
-  static status = 422
-  static code = 'E_INVALID_QUESTION_SET'
-
-  constructor(public issues: QuestionIssue[]) {
-    super(
-      `The question set is invalid: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}`
-    )
-  }
-}
+export * from './app_errors.ts'
 
 /**
  * A reply of the wrong shape for the wait: answers sent to an approval
@@ -206,6 +140,54 @@ export const E_UNKNOWN_AGENT = rowError(
     `Row ${rowId} belongs to a run of an agent this version of the app no longer defines (renamed or removed), so the run cannot continue: it was ended and its rows closed. The reply was not applied`
 )
 
+/** An approval of a row whose tool this version of the app no longer defines: it can only be rejected */
+export const E_TOOL_REMOVED = rowError(
+  409,
+  'E_TOOL_REMOVED',
+  (rowId) =>
+    `Row ${rowId} asks to run a tool this version of the app no longer defines (removed after the call was made), so it cannot be approved. Reject it: the agent reads your reason`
+)
+
+/**
+ * An approval, without an edit, of args asked under an earlier input schema
+ * of the tool that its current one refuses: `errors` names each field
+ * (`editedInput.<path>`). Approve with args edited to the current schema.
+ */
+export const ArgsOutdatedException = fieldsError(
+  'E_ARGS_OUTDATED',
+  "The args were asked under an earlier input schema of the tool and no longer fit it. Approve with args edited to the tool's current schema, or reject"
+)
+
+/**
+ * An approval the tool's policy (or the app's) now denies: the row was
+ * rejected by the policy with its reason, which the agent reads.
+ */
+export class DeniedByPolicyException extends HttpFacingException {
+  static status = 409
+  static code = 'E_DENIED_BY_POLICY'
+
+  constructor(
+    public rowId: string,
+    public reason: string
+  ) {
+    super(
+      `Denied by policy: ${reason}. Row ${rowId} was rejected by the policy, and the agent was told why`
+    )
+  }
+
+  messageData() {
+    return { rowId: this.rowId, reason: this.reason }
+  }
+}
+
+/** An approval whose policy threw: nothing applied until the policy can decide it */
+export const E_POLICY_FAILED = rowError(
+  503,
+  'E_POLICY_FAILED',
+  (rowId) =>
+    `The policy that governs row ${rowId} could not be checked (it failed), so the approval was not applied. Try again later, reject the row, or ask an operator to fix the policy`
+)
+
 /**
  * No such row (or run, or agent); the message says which.
  *
@@ -284,32 +266,6 @@ export const E_ALREADY_VOTED = rowError(
   (rowId) => `You already voted on row ${rowId}; a vote is cast once`
 )
 
-/**
- * An MCP server sent an elicitation the inbox cannot ask: a URL-mode request,
- * a property outside form mode's flat primitive subset (nested object, array
- * of objects, unknown type or format), or a schema that does not hold
- * together. The first argument names the property (or `requestedSchema`).
- */
-export const E_UNSUPPORTED_ELICITATION = createError<[string, string]>(
-  'Cannot ask the MCP elicitation: %s %s. Form elicitation allows flat string, number, integer, boolean and enum properties only; answer the server with a decline or an invalid-params error',
-  'E_UNSUPPORTED_ELICITATION',
-  422
-)
-
-/** `webhookNotifier` given an empty or blank secret (an unset env variable), at config time */
-export const E_EMPTY_WEBHOOK_SECRET = createError<[string]>(
-  'The webhook notifier for %s has an empty secret, so anyone could sign its deliveries. Set a long random secret shared with the receiver (INBOX_WEBHOOK_SECRET in .env)',
-  'E_EMPTY_WEBHOOK_SECRET',
-  500
-)
-
-/** `agents.retry` on a run that has not failed: a finished run keeps its result, a live one is driven */
-export const E_NOT_RETRYABLE = createError<[string, string]>(
-  'Run %s is %s, and only a failed run can be retried. Wait for a running or waiting run to finish, or start a new run',
-  'E_NOT_RETRYABLE',
-  409
-)
-
 /** A Transmit request whose stream id or channel does not hold (missing, not a string, too long) */
 export const InvalidStreamRequestException = fieldsError(
   'E_INVALID_STREAM_REQUEST',
@@ -323,26 +279,3 @@ export const E_NOT_YOUR_STREAM = class extends HttpFacingException {
   static message =
     'This live stream was opened by someone else. Open a stream of your own (a new uid) and subscribe it'
 }
-
-/**
- * Why a run failed: the code recorded on `agent_runs.error_code` (with the
- * message in `error`). A run failure is a row state, not a thrown error, so
- * these are plain codes rather than exception classes.
- */
-export const RUN_FAILURES = {
-  /** The run names an agent this deploy does not define (renamed or removed): its pending rows are closed */
-  unknownAgent: 'E_UNKNOWN_AGENT',
-  /** The run reached its agent's `maxSteps` model calls without a final answer */
-  maxSteps: 'E_MAX_STEPS',
-  /** The model provider failed and retrying will not help */
-  provider: 'E_PROVIDER',
-  /** The model provider failed in a way worth retrying (`agents.retry`) */
-  providerRetryable: 'E_PROVIDER_RETRYABLE',
-  /** The agent's configured intake is not a valid question set */
-  invalidIntake: 'E_INVALID_INTAKE',
-  /** One of the agent's MCP servers could not be reached or listed its tools badly */
-  mcp: 'E_MCP_SERVER',
-} as const
-
-/** One of the codes in `RUN_FAILURES` */
-export type RunFailureCode = (typeof RUN_FAILURES)[keyof typeof RUN_FAILURES]

@@ -9,6 +9,7 @@
  */
 
 import type { QuorumOptions } from './quorum.ts'
+import { policyRefusalText } from '../questions/model_text.ts'
 
 /**
  * What a policy sees of a call: the tool, its validated input, the run and
@@ -103,7 +104,7 @@ export async function decide(
  * The text the model reads of a denied call.
  */
 export function refusalText(toolName: string, reason: string): string {
-  return `The "${toolName}" call was refused by policy and did not run. Reason: ${reason}`
+  return policyRefusalText(toolName, reason)
 }
 
 /**

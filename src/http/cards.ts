@@ -16,6 +16,7 @@ import { tally, type QuorumSpec, type Vote } from '../governance/quorum.ts'
 import { grantOptions, type GrantChoice, type GrantOption } from '../governance/grant_rules.ts'
 import { quorumOf } from '../inbox/votes.ts'
 import { ladderNote } from '../governance/ladder.ts'
+import type { RowChange } from '../runtime/changed_rows.ts'
 
 /**
  * Where the votes on a row that needs a quorum stand, as its card shows
@@ -51,6 +52,12 @@ export type RowCard = {
    * (409 E_STALE_VIEW) when the row changed since (docs/design.md §11.4)
    */
   digest: string
+  /**
+   * A pending row of a run that changed since it was asked, against the
+   * running deploy: what changed, and so what can still happen
+   * (docs/guides/deploying_while_runs_wait.md). Absent when nothing did.
+   */
+  changed?: RowChange
   /** An approval that needs a quorum: the count and the votes */
   quorum?: QuorumCard
   /** What approving a pending action may remember ("… for this run") */
@@ -131,12 +138,14 @@ export type BulkResult = {
 export type RunGroup = { run: RunSummary | null; rows: RowCard[] }
 
 /**
- * A row as a card; `schema` is the JSON Schema of a pending approval's args.
+ * A row as a card; `schema` is the JSON Schema of a pending approval's
+ * args, `changed` what changed since it was asked (`Agents.changedRows`).
  */
 export function rowCard(
   row: ToolCall,
   schema?: Record<string, unknown> | null,
-  votes?: Vote[]
+  votes?: Vote[],
+  changed?: RowChange
 ): RowCard {
   const spec = quorumOf(row)
   const offered = (row.request?.grants ?? []) as GrantChoice[]
@@ -150,6 +159,7 @@ export function rowCard(
     expiresAt: row.expiresAt?.toISO() ?? null,
     onExpiry: row.onExpiry,
     digest: viewDigest(row),
+    ...(changed ? { changed } : {}),
     ...escalationOf(row),
     ...(spec ? { quorum: quorumCard(spec, votes ?? []) } : {}),
     ...(row.status === 'pending' && offered.length > 0
@@ -232,7 +242,8 @@ export function settlement(row: ToolCall) {
 
 /**
  * Cards grouped by run, groups in the order of their oldest row (rows are
- * expected oldest first); `schemaOf` gives an approval's args schema.
+ * expected oldest first); `schemaOf` gives an approval's args schema,
+ * `changes` what changed since a row was asked, by row id.
  *
  * @example
  * groupByRun(rows, new Map(runs.map((run) => [run.id, run])))
@@ -241,7 +252,8 @@ export function groupByRun(
   rows: ToolCall[],
   runs: Map<string, AgentRun>,
   schemaOf?: (row: ToolCall, run: AgentRun | undefined) => Record<string, unknown> | null,
-  votes?: Map<string, Vote[]>
+  votes?: Map<string, Vote[]>,
+  changes?: Map<string, RowChange>
 ): RunGroup[] {
   const groups = new Map<string, RunGroup>()
   for (const row of rows) {
@@ -254,7 +266,7 @@ export function groupByRun(
       groups.set(key, group)
     }
     const schema = row.kind === 'action' ? schemaOf?.(row, run) : undefined
-    group.rows.push(rowCard(row, schema, votes?.get(row.id)))
+    group.rows.push(rowCard(row, schema, votes?.get(row.id), changes?.get(row.id)))
   }
   return [...groups.values()]
 }

@@ -19,6 +19,7 @@ import { isRowId, ToolCall } from '../persistence/models/tool_call.ts'
 import { approverOf, quorumVotes } from '../inbox/votes.ts'
 import { grantJson, grantsOf } from '../inbox/grants.ts'
 import debug from '../debug.ts'
+import { changedRows } from '../runtime/changed_rows.ts'
 import {
   groupByRun,
   rowCard,
@@ -158,12 +159,14 @@ export default class InboxController {
     const { rows, next } = await rowsInSight(ctx, visitor, { status: 'pending', ...params })
     const runIds = rows.flatMap((row) => (row.runId ? [row.runId] : []))
     const runs = runIds.length ? await AgentRun.query().whereIn('id', runIds) : []
+    const byId = new Map(runs.map((run) => [run.id, run]))
     const votes = await quorumVotes(rows)
     const groups = groupByRun(
       rows,
-      new Map(runs.map((run) => [run.id, run])),
+      byId,
       (row, run) => agents.inputSchema(run?.agent, row.toolName),
-      votes
+      votes,
+      await changedRows(agents, rows, byId)
     )
     const watched: Record<string, RunSummary> = await watchedRuns(ctx, visitor)
     const page = wantsPage(ctx)
@@ -222,14 +225,16 @@ export default class InboxController {
     // They may decide this row (authorizedRow): it is theirs to see whatever the rest
     const sight = seen.sight ?? 'rows'
     const shown = seen.rows.some((item) => item.id === row.id) ? seen.rows : [row, ...seen.rows]
+    // One read of the votes, and one reading of what changed, for the rows shown
     const votes = await quorumVotes(shown)
+    const changes = await changedRows(visitor.agents, shown, new Map([[run.id, run]]))
     const whole = sight === 'run'
     const people = await peopleOf(ctx, visitor, [
       run.ownerId,
       ...shown.map((item) => item.answeredBy),
     ])
     return {
-      row: rowCard(row, undefined, votes.get(row.id)),
+      row: rowCard(row, undefined, votes.get(row.id), changes.get(row.id)),
       sight,
       run: {
         ...runSummary(run),
@@ -239,7 +244,7 @@ export default class InboxController {
         lastError: whole ? run.lastError : null,
         lastErrorAt: whole ? (run.lastErrorAt?.toISO() ?? null) : null,
       },
-      rows: shown.map((item) => rowCard(item, undefined, votes.get(item.id))),
+      rows: shown.map((item) => rowCard(item, undefined, votes.get(item.id), changes.get(item.id))),
       journal: whole
         ? journal.map((entry) => ({
             sequence: entry.sequence,

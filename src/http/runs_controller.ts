@@ -14,6 +14,7 @@ import { rowsTimeline, runTimeline, timelinePeople } from './timeline.ts'
 import { auditPeople, withAudit } from './timeline_audit.ts'
 import { runEvents } from '../inbox/audit_log.ts'
 import { quorumVotes } from '../inbox/votes.ts'
+import { changedRows } from '../runtime/changed_rows.ts'
 import { rowsInSight, runInSight } from './run_sight.ts'
 import { inboxUrl, peopleOf, respond, visitorOf, type InertiaContext } from './visitor.ts'
 
@@ -30,8 +31,9 @@ export default class RunsController {
     const visitor = await visitorOf(ctx)
     const { run, rows, journal, effects, sight, shown } = await runInSight(ctx, visitor)
     const votes = await quorumVotes(shown)
+    const changes = await changedRows(visitor.agents, shown, new Map([[run.id, run]]))
     const whole = withAudit(
-      runTimeline(run, rows, journal, effects, votes),
+      runTimeline(run, rows, journal, effects, votes, changes),
       await runEvents(run.id)
     )
     const timeline =

@@ -18,6 +18,7 @@ import type { AgentEffect, EffectStatus } from '../persistence/models/agent_effe
 import type { JournalRow } from '../persistence/models/journal_row.ts'
 import type { ToolCall, ToolExecution } from '../persistence/models/tool_call.ts'
 import type { Vote } from '../governance/quorum.ts'
+import type { RowChange } from '../runtime/changed_rows.ts'
 import type { JournalPayloads, ToolOutput } from '../runtime/journal.ts'
 import { rowCallId } from '../runtime/journal.ts'
 import { rowCard, runSummary, type RowCard, type RunSummary } from './cards.ts'
@@ -140,17 +141,22 @@ function actionOf(row: ToolCall | null, effects: Effected[]): TimelineAction | n
 }
 
 /** What the calls' entries draw on beside their rows */
-type CallFacts = { effects: Effected[]; votes?: Map<string, Vote[]> }
+type CallFacts = {
+  effects: Effected[]
+  votes?: Map<string, Vote[]>
+  /** What changed since a pending row was asked, by row id */
+  changes?: Map<string, RowChange>
+}
 
 function callEntry(
   row: ToolCall | null,
-  { effects, votes }: CallFacts,
+  { effects, votes, changes }: CallFacts,
   fields: Partial<TimelineCall> & Pick<TimelineCall, 'toolName' | 'step' | 'attempt'>
 ): TimelineCall {
   return {
     type: 'call',
     at: iso(row?.createdAt),
-    row: row ? rowCard(row, undefined, votes?.get(row.id)) : null,
+    row: row ? rowCard(row, undefined, votes?.get(row.id), changes?.get(row.id)) : null,
     args: row?.request?.args ?? null,
     execution: row?.execution ?? null,
     result: row?.result ?? null,
@@ -171,7 +177,8 @@ function inputText(run: AgentRun, journal: Journaled[]): string {
 
 /**
  * The timeline of a run from its rows (any order), its journal (in
- * order) and the effects of its actions (any order).
+ * order), the effects of its actions (any order) and what changed since
+ * its pending rows were asked.
  *
  * @example
  * const { run, rows, journal, effects } = await agents.runRecord(id)
@@ -182,9 +189,10 @@ export function runTimeline(
   rows: ToolCall[],
   journal: Journaled[],
   effects: Effected[] = [],
-  votes?: Map<string, Vote[]>
+  votes?: Map<string, Vote[]>,
+  changes?: Map<string, RowChange>
 ): RunTimeline {
-  const facts: CallFacts = { effects, votes }
+  const facts: CallFacts = { effects, votes, changes }
   const bySequence = [...rows].sort((a, b) => a.sequence - b.sequence)
   const current = bySequence.filter((row) => row.attempt === run.attempt)
   const placed = new Set<ToolCall>()

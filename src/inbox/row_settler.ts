@@ -76,6 +76,12 @@ export type RowSettlerOptions = {
    * E_UNKNOWN_AGENT). Rows read by `findRow` carry their run's agent.
    */
   checkRun?: (row: ToolCall) => Promise<void>
+  /**
+   * Refuses an approval the running deploy cannot carry out, by throwing
+   * before it is written (the runtime's: a removed tool, a policy that now
+   * denies it, args its current schema refuses; src/runtime/approval_check.ts)
+   */
+  checkApproval?: (row: ToolCall, reply: DecisionReply) => Promise<void>
   /** The clock; tests move it to expire rows */
   now?: () => DateTime
   /**
@@ -111,7 +117,8 @@ export class RowSettler {
    * row. Give the row itself when the caller just read it (to authorize
    * it, say): the conditional update is the check that it is still
    * pending, so nothing is read twice. Throws E_NOT_FOUND, E_EXPIRED,
-   * E_CANCELLED, E_UNKNOWN_AGENT (410, from `checkRun`),
+   * E_CANCELLED, E_UNKNOWN_AGENT (410, from `checkRun`), the refusals of
+   * `checkApproval` (E_TOOL_REMOVED, E_DENIED_BY_POLICY, E_ARGS_OUTDATED…),
    * AlreadySettledException (409), InvalidReplyException (422) or
    * ReplyMismatchException (422).
    */
@@ -139,7 +146,10 @@ export class RowSettler {
     // Made on what the row shows now, or refused (after the reply's own shape is checked)
     const digest = checkedView(row, options.view, options.requireView)
     const ctx = { answeredBy: options.by, answeredVia: options.via, limits: this.#options.limits }
-    if ('approved' in reply && quorumOf(row)) return this.#vote(row, rawReply, reply, options)
+    if ('approved' in reply && reply.approved) await this.#options.checkApproval?.(row, reply)
+    // A policy's rejection of a waiting row (src/runtime/approval_check.ts) settles it, not a vote
+    const voting = quorumOf(row) && options.via !== 'policy'
+    if ('approved' in reply && voting) return this.#vote(row, rawReply, reply, options)
 
     let outcome: Outcome
     if ('answers' in reply) {

@@ -102,6 +102,18 @@ export function runAgentOf(row: ToolCall): string | null | undefined {
 }
 
 /**
+ * The agent of a row's run: as `findRow` read it, else one read. Null for
+ * a row with no run (or a run that is gone).
+ */
+export async function rowAgent(row: ToolCall): Promise<string | null> {
+  if (!row.runId) return null
+  const known = runAgentOf(row)
+  if (known !== undefined) return known
+  const run = await AgentRun.query().where('id', row.runId).select('agent').first()
+  return run?.agent ?? null
+}
+
+/**
  * A row of the holder's current attempt, built in memory with its id and
  * timestamps, not yet written (see `insertBuilt`).
  */

@@ -136,6 +136,15 @@ export function describeOutcome(set: QuestionSet, outcome: Omit<QuestionOutcome,
 }
 
 /**
+ * The text the model reads of a call a policy refused: when it was made
+ * (src/governance/policy.ts), or while it waited for a person (a policy
+ * deployed since that denies it).
+ */
+export function policyRefusalText(toolName: string, reason: string): string {
+  return `The "${toolName}" call was refused by policy and did not run. Reason: ${reason}`
+}
+
+/**
  * The text the model reads for a settled approval: approved (and whether
  * the person edited the arguments), rejected with the reason, or expired
  * (nobody approved in time, the tool did not run). Whatever the person
@@ -155,6 +164,10 @@ export function describeDecision(
     return `Nobody approved ${what} in time, so it was not run. Continue without it, or say in your final answer that it still needs a person's approval.`
   }
 
+  // A policy's reason is the app's words, not a person's: told as it is (./settle.ts)
+  if (!outcome.approved && outcome.answeredVia === 'policy') {
+    return policyRefusalText(toolName ?? 'action', outcome.reason ?? 'Denied')
+  }
   const parts: string[] = []
   const quoted: string[] = []
   if (outcome.approved) {

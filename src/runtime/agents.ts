@@ -25,6 +25,7 @@ import { listRuns, type RunQuery } from './run_list.ts'
 import { RunDriver, type RunDriverOptions } from './run_driver.ts'
 import { closeMcpServers } from './mcp_tools.ts'
 import { unknownAgentCheck } from './unknown_agent.ts'
+import { approvalCheck } from './approval_check.ts'
 import { beat } from '../health/heartbeat.ts'
 import { digestOf, runtimeDefinitions } from './definitions.ts'
 import { hasDefinitionDigests } from '../persistence/schema_features.ts'
@@ -91,6 +92,9 @@ export class Agents {
       notify: options.notify,
       validateEditedInput: editedArgsValidator(this.definitions),
       checkRun: unknownAgentCheck(this.definitions, () => this.driver.owner, options),
+      checkApproval: approvalCheck(this.definitions, this.approvals, (row, reason) =>
+        this.inbox.settle(row, { approved: false, reason }, { by: null, via: 'policy' })
+      ),
       onSettled: (rows) => this.#settled(rows),
       onExpired: async (batch) => {
         await this.#expired(batch, true)
@@ -252,17 +256,13 @@ export class Agents {
     if (left.length > 0) debug('sweep resumed %d settled runs', left.length)
   }
 
-  /**
-   * Waits for the drives in flight, then closes the agents' MCP connections.
-   */
+  /** Waits for the drives in flight, then closes the agents' MCP connections */
   async close() {
     await this.idle()
     await closeMcpServers(this.definitions.values())
   }
 
-  /**
-   * Resolves once every scheduled drive has finished.
-   */
+  /** Resolves once every scheduled drive has finished */
   async idle() {
     let busy = true
     while (busy) {

@@ -8,7 +8,7 @@
  */
 
 import { E_UNKNOWN_AGENT, RUN_FAILURES } from '../errors.ts'
-import { runAgentOf } from '../inbox/rows.ts'
+import { rowAgent } from '../inbox/rows.ts'
 import type { RowSettlerOptions } from '../inbox/row_settler.ts'
 import { AgentRun } from '../persistence/models/agent_run.ts'
 import type { EventSink } from '../events.ts'
@@ -32,11 +32,7 @@ export function unknownAgentCheck(
   return async (row) => {
     const runId = row.runId
     if (!runId) return
-    let agent = runAgentOf(row)
-    if (agent === undefined) {
-      const run = await AgentRun.query().where('id', runId).select('agent').first()
-      agent = run?.agent ?? null
-    }
+    const agent = await rowAgent(row)
     if (agent === null || definitions.has(agent)) return
     const run = await AgentRun.find(runId)
     if (run) await new RunState(owner(), events).failUnknownAgent(run)

@@ -129,6 +129,7 @@ export type {
   TransactionalToolContext,
 } from '../runtime/define_tool.ts'
 export type { AgentEvents } from '../events.ts'
+export type { RowChange } from '../runtime/changed_rows.ts'
 export type { RunSight } from '../governance/view.ts'
 export type { InboxAccess } from '../http/access.ts'
 export type { LiveMessage, LiveOptions } from '../http/live.ts'

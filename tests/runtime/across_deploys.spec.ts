@@ -136,9 +136,15 @@ test.group(`Runtime across deploys | ${dbName()}`, (group) => {
     const [row] = rows
     assert.equal(row.status, 'pending')
 
-    // Deploy B defines the agent without the tool
+    // Approved on A, which stops before driving it (B refuses to approve it: E_TOOL_REMOVED)
+    const stopping = createAgents({
+      agents: [deployer(model, [deployAction('A', ran, BRANCH())])],
+      executor: noExecutor,
+    })
+    await stopping.inbox.settle(row.id, { approved: true }, { by: 'user:1', via: 'web' })
+    // Deploy B defines the agent without the tool, and drives the run
     const b = createAgents({ agents: [deployer(model, [])] })
-    await b.inbox.settle(row.id, { approved: true }, { by: 'user:1', via: 'web' })
+    await b.driver.drive(run.id)
     await b.idle()
 
     assert.deepEqual(ran, [])
@@ -206,7 +212,8 @@ test.group(`Runtime across deploys | ${dbName()}`, (group) => {
     const edited = await waitingOnA(a, 'edited')
     const compatible = await waitingOnA(a, 'compatible')
 
-    // A settles the edit (checked against A's schema) and stops before driving anything
+    // A settles them (the edit checked against A's schema) and stops before driving anything;
+    // a later deploy refuses such approvals itself (E_ARGS_OUTDATED, tests/http/changed_rows.spec.ts)
     const stopping = createAgents({
       agents: [deployer(model, [deployAction('A', ran, BRANCH())])],
       executor: noExecutor,
@@ -216,18 +223,25 @@ test.group(`Runtime across deploys | ${dbName()}`, (group) => {
       { approved: true, editedInput: { branch: 'release' } },
       { by: 'user:1', via: 'web' }
     )
+    for (const waiting of [refused, dropped]) {
+      await stopping.inbox.settle(
+        waiting.rows[0].id,
+        { approved: true },
+        { by: 'user:1', via: 'web' }
+      )
+    }
 
     // B: `{ branch }` became a required `{ ref }`
     const b = createAgents({
       agents: [deployer(model, [deployAction('B', ran, vine.object({ ref: vine.string() }))])],
     })
-    await b.inbox.settle(refused.rows[0].id, { approved: true }, { by: 'user:1', via: 'web' })
+    await b.driver.drive(refused.run.id)
     await b.driver.drive(edited.run.id)
     await b.idle()
     // B': `branch` left out of an otherwise valid schema; Vine would drop it
     const optional = vine.object({ ref: vine.string().optional() })
     const c = createAgents({ agents: [deployer(model, [deployAction('C', ran, optional)])] })
-    await c.inbox.settle(dropped.rows[0].id, { approved: true }, { by: 'user:1', via: 'web' })
+    await c.driver.drive(dropped.run.id)
     await c.idle()
     // B'': a new optional field: the args still fit, and run as approved
     const force = vine.object({ branch: vine.string(), force: vine.boolean().optional() })

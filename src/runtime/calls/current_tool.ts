@@ -47,6 +47,24 @@ export function schemaDigest(definition: ToolDefinition): string {
 }
 
 /**
+ * What keeps `args` from fitting the current input schema of the row's
+ * tool: none when the row was asked under the schema the tool still has
+ * (its digest), else Vine's issues, or the fields it would drop. Pure: the
+ * runtime checks before it runs a call, the inbox before it lists or
+ * settles one (../changed_rows.ts).
+ */
+export async function currentArgsIssues(
+  definition: ToolDefinition,
+  row: Pick<ToolCall, 'request'>,
+  args: unknown
+): Promise<QuestionIssue[]> {
+  const request = row.request as { schema?: unknown } | null
+  if (request?.schema === schemaDigest(definition)) return []
+  const checked = await definition.validate(args)
+  return checked.ok ? droppedFields(args, checked.value) : checked.issues
+}
+
+/**
  * Whether `args` fit the current input schema of the row's tool: the
  * schema they were validated with, or valid and with no field it would
  * drop (the call would then run otherwise than the person approved it). Args that do not fit mark the
@@ -60,10 +78,7 @@ export async function checkCurrentArgs(
   args: unknown,
   prefix: string
 ): Promise<{ fits: true } | { fits: false; output: ToolOutput | null }> {
-  const request = row.request as { schema?: unknown } | null
-  if (request?.schema === schemaDigest(definition)) return { fits: true }
-  const checked = await definition.validate(args)
-  const issues = checked.ok ? droppedFields(args, checked.value) : checked.issues
+  const issues = await currentArgsIssues(definition, row, args)
   if (issues.length === 0) return { fits: true }
   const result: NotRunResult = {
     error: `The args no longer fit the input schema of tool "${definition.name}"`,

@@ -31,7 +31,18 @@ import { expiry, openWait, recordCall } from './waits.ts'
  * What a policy sees of a call.
  */
 export function policyCall(context: CallContext, definition: ToolDefinition, input: unknown) {
-  const { run } = context
+  return policyCallOf(context.run, definition, input)
+}
+
+/**
+ * What a policy sees of a call of `run`'s: also for a row that waits, when
+ * the inbox consults the policies in force again (../changed_rows.ts).
+ */
+export function policyCallOf(
+  run: { id: string; agent: string; ownerId: string | null },
+  definition: ToolDefinition,
+  input: unknown
+) {
   return {
     tool: { name: definition.name, kind: definition.kind, irreversible: definition.irreversible },
     input,

@@ -207,6 +207,26 @@ export function errorMessage(error: InboxError): string {
 }
 
 /**
+ * The 409s that refuse an approval the app can no longer carry out (a
+ * removed tool, a policy that now denies it), not a conflict with another
+ * reply (docs/guides/deploying_while_runs_wait.md)
+ */
+const CHANGED_ROW_CODES = ['E_TOOL_REMOVED', 'E_DENIED_BY_POLICY']
+
+/**
+ * Whether an error says someone settled the row first: a 409 other than
+ * a changed row's refusal.
+ */
+export function isConflict(error: InboxError): boolean {
+  return error.status === 409 && !error.errors.some((item) => CHANGED_ROW_CODES.includes(item.code))
+}
+
+/** The alert's first words for an error */
+export function alertHeading(error: InboxError): string {
+  return isConflict(error) ? 'Already settled.' : 'That did not go through.'
+}
+
+/**
  * The settlement a conflict reports, from its entry's `meta`.
  */
 export function conflictSettlement(error: InboxError): Settlement {
@@ -286,7 +306,7 @@ export function alertText(
     people?: People
   }
 ): string {
-  if (error.status === 409) {
+  if (isConflict(error)) {
     const settled = conflictSettlement(error)
     return `Settled by ${settlerWords(settled, context.person, context.formatTime, context.people)}.`
   }

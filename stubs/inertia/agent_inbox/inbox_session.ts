@@ -21,6 +21,7 @@ import {
   errorMessage,
   fieldErrors,
   type InboxError,
+  isConflict,
   NO_WORD,
   readFeedback,
   type Settlement,
@@ -259,7 +260,7 @@ export class InboxSession {
         alert: { error, card },
         feedback: { rowId: card.id, errors: fieldErrors(error) },
       })
-      if (error.status === 409) this.#recordSettled(card.id, conflictSettlement(error))
+      if (isConflict(error)) this.#recordSettled(card.id, conflictSettlement(error))
     })
   }
 
@@ -291,16 +292,15 @@ export class InboxSession {
       const refused: string[] = []
       for (const result of results) {
         if (result.settled) this.#recordSettled(result.rowId, result.settled)
-        if (result.error?.status === 409) {
+        if (result.error && isConflict(result.error)) {
           this.#recordSettled(result.rowId, conflictSettlement(result.error))
         }
         if (result.error) {
           const card = this.#known.get(result.rowId)?.card
           const what = card ? cardTitle(card) : result.rowId
-          const why =
-            result.error.status === 409
-              ? `already settled by ${settledWords(conflictSettlement(result.error), this.#people)}`
-              : errorMessage(result.error)
+          const why = isConflict(result.error)
+            ? `already settled by ${settledWords(conflictSettlement(result.error), this.#people)}`
+            : errorMessage(result.error)
           refused.push(`${what} — ${why}`)
         }
       }

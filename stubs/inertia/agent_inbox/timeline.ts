@@ -16,6 +16,7 @@ import type {
 } from 'adonis-agent-inbox/types'
 import { formatTime, nameOf, outcomeLines, settledWords, shownValue } from './words'
 import { auditText } from './governance'
+import { changeView } from './changes'
 
 /** An entry as the page shows it */
 export type ShownEntry = {
@@ -218,6 +219,9 @@ export function showEntry(
       const lines: string[] = []
       if (row?.status === 'pending') {
         lines.push(`Waiting for ${nameOf(people, owner)}.`, ...pendingQuestionLines(row))
+        // What changed since it was asked (./changes.ts), as the inbox's card says it
+        const change = changeView(row)
+        if (change) lines.push(`Changed since it was asked: ${change.title}. ${change.detail}`)
       } else if (row?.settled) {
         lines.push(...outcomeLines(row))
         if (row.status !== 'auto') lines.push(`By ${settledWords(row.settled, people)}.`)

@@ -3,17 +3,22 @@
  * ways to answer: Approve, Reject (with an optional reason the agent
  * reads) and Edit (approve changed args, in a form generated from the
  * tool's input schema, or as JSON behind "Edit as JSON", in place of the
- * args shown). While a panel is open the page pauses its live updates. The app receives this file in
- * inertia/agent_inbox/.
+ * args shown). While a panel is open the page pauses its live updates. A
+ * row the app changed since it was asked says what changed and offers
+ * only what can still happen (./changes.ts): Reject, or for a changed
+ * input schema the edit form, prefilled with what still fits. The app
+ * receives this file in inertia/agent_inbox/.
  */
 
 import { useEffect, useId, useMemo, useRef, useState } from 'react'
 import { type CardProps, ActionRow, CardButton, CardFrame, ErrorList } from './card_parts'
 import { decisionErrors } from './feedback'
+import { ChangedNote } from './changed_note'
 import { approveReply, argsText, editReply, rejectReply } from './form_state'
 import { argsErrors, argsForm } from './schema_form'
 import { SchemaInput } from './schema_input'
 import { grantReply, quorumView } from './governance'
+import { changeView, editStart } from './changes'
 import type { People } from 'adonis-agent-inbox/types'
 
 type Panel = 'none' | 'reject' | 'edit'
@@ -38,13 +43,14 @@ export function ApprovalCard({
   const titleId = useId()
   const base = useId()
   const args = card.action?.args
+  const change = changeView(card)
   const form = useMemo(() => argsForm(card.action?.schema), [card.action?.schema])
   const [panel, setPanel] = useState<Panel>('none')
   const [reason, setReason] = useState('')
   /* The form edits a value; "Edit as JSON" (and a tool with no form) edits text */
   const [asJson, setAsJson] = useState(form === null)
-  const [value, setValue] = useState<unknown>(() => args ?? {})
-  const [edited, setEdited] = useState(() => argsText(args))
+  const [value, setValue] = useState<unknown>(() => editStart(card) ?? {})
+  const [edited, setEdited] = useState(() => argsText(editStart(card)))
   const [jsonError, setJsonError] = useState<string | null>(null)
   const split = decisionErrors(errors)
   const byField = argsErrors(asJson ? null : form, errors)
@@ -144,6 +150,7 @@ export function ApprovalCard({
           <pre aria-labelledby={`${base}-args`}>{argsText(args)}</pre>
         </div>
       )}
+      <ChangedNote card={card} />
       <ErrorList id={restId} messages={rest} />
       {quorum && (
         <div className="ai-quorum" data-quorum>
@@ -163,14 +170,16 @@ export function ApprovalCard({
 
       {panel === 'none' && (!quorum || quorum.canVote) && (
         <ActionRow busy={busy}>
-          <CardButton
-            tone="primary"
-            disabled={busy || locked}
-            onClick={() => onReply(approveReply())}
-          >
-            Approve
-          </CardButton>
-          {(card.grants ?? []).map((grant) => (
+          {!change && (
+            <CardButton
+              tone="primary"
+              disabled={busy || locked}
+              onClick={() => onReply(approveReply())}
+            >
+              Approve
+            </CardButton>
+          )}
+          {(change ? [] : (card.grants ?? [])).map((grant) => (
             <CardButton
               key={grant.scope}
               disabled={busy || locked}
@@ -187,7 +196,7 @@ export function ApprovalCard({
           >
             Reject
           </CardButton>
-          {!quorum && (
+          {!quorum && (!change || change.edit) && (
             <CardButton
               ref={editButton}
               disabled={busy || locked}

@@ -23,9 +23,10 @@
 import { Head, router } from '@inertiajs/react'
 import { useEffect, useState } from 'react'
 import { ApprovalCard } from '../../agent_inbox/approval_card'
+import { RemovedAgentCard } from '../../agent_inbox/removed_agent_card'
 import { BulkBar } from '../../agent_inbox/bulk_bar'
 import type { CardProps } from '../../agent_inbox/card_parts'
-import { alertText } from '../../agent_inbox/feedback'
+import { alertHeading, alertText } from '../../agent_inbox/feedback'
 import { InboxSession, BULK, type InboxProps } from '../../agent_inbox/inbox_session'
 import { isEditing } from '../../agent_inbox/keyboard'
 import { LinkCard } from '../../agent_inbox/link_card'
@@ -104,9 +105,7 @@ export default function AgentInbox(props: InboxProps) {
         >
           <div>
             <p>
-              <strong>
-                {view.alert.error.status === 409 ? 'Already settled.' : 'That did not go through.'}
-              </strong>{' '}
+              <strong>{alertHeading(view.alert.error)}</strong>{' '}
               {alertText(view.alert.error, { person, card: view.alert.card, formatTime, people })}
             </p>
             {view.alert.lines && (
@@ -193,6 +192,9 @@ export default function AgentInbox(props: InboxProps) {
                 selected: view.selected.has(card.id),
                 onSelect: (selected) => session.select(card.id, selected),
                 onReply: (reply) => session.reply(card, reply),
+              }
+              if (card.changed?.kind === 'agent-removed') {
+                return <RemovedAgentCard key={card.id} {...cardProps} />
               }
               if (card.questionSet) return <QuestionCard key={card.id} {...cardProps} />
               if (card.action?.link !== undefined) {
