@@ -20,6 +20,8 @@ import { lines, startWorker } from '../helpers/crash_workers.ts'
 import { createAgents } from '../helpers/runtime.ts'
 import {
   deployAgents,
+  FREEZE,
+  frozenPolicy,
   SCENARIOS,
   type Execution,
   type Scenario,
@@ -69,7 +71,10 @@ test.group(`Runtime across deploys, deploy A a process | ${dbName()}`, (group) =
       else assert.equal(exit.signal, 'SIGKILL')
       assert.sameMembers(Object.keys(runs), Object.keys(SCENARIOS))
 
-      const b = createAgents({ agents: deployAgents('B', { executions }) })
+      const b = createAgents({
+        agents: deployAgents('B', { executions }),
+        approvals: { policy: frozenPolicy },
+      })
       const settle = async (scenario: Scenario, reply: Record<string, unknown>) => {
         const row = await ToolCall.query()
           .where('run_id', runs[scenario])
@@ -77,10 +82,16 @@ test.group(`Runtime across deploys, deploy A a process | ${dbName()}`, (group) =
           .firstOrFail()
         return b.inbox.settle(row.id, reply, { by: 'user:1', via: 'web' })
       }
-      await settle('removed-approved', { approved: true })
+      // What B can no longer do is refused, nothing applied; a rejection still goes through
+      const removedApproval = await settle('removed-approved', { approved: true }).catch(
+        (error) => error
+      )
+      await settle('removed-approved', { approved: false, reason: 'Retired' })
       await settle('removed-rejected', { approved: false, reason: 'Frozen for the release' })
-      await settle('schema-refused', { approved: true })
+      const outdated = await settle('schema-refused', { approved: true }).catch((error) => error)
+      await settle('schema-refused', { approved: false, reason: 'Asked in the old form' })
       await settle('schema-edited', { approved: true, editedInput: { ref: 'v2' } })
+      const frozen = await settle('policy-frozen', { approved: true }).catch((error) => error)
       const refused = await settle('renamed', { approved: true }).catch((error) => error)
       await settle('intake-removed', { answers: { env: ['production'] } })
       await settle('intake-added', { approved: true })
@@ -106,11 +117,14 @@ test.group(`Runtime across deploys, deploy A a process | ${dbName()}`, (group) =
         return { run, text: (run.result as { text?: string } | null)?.text ?? '' }
       }
 
-      // The approved action's tool was removed: not run, and the model is told
+      // The action's tool was removed: approving is refused, rejecting reaches the model
+      assert.equal(removedApproval.code, 'E_TOOL_REMOVED')
+      assert.equal(removedApproval.status, 409)
       const removed = finished('removed-approved')
       assert.equal(removed.run.status, 'completed')
-      assert.equal(rowOf('removed-approved', 'deploy').execution, 'tool-removed')
-      assert.include(removed.text, 'no longer exists in this version of the app')
+      assert.equal(rowOf('removed-approved', 'deploy').status, 'rejected')
+      assert.include(removed.text, 'Retired')
+      assert.include(removed.text, 'The tool "deploy" has also been removed from this version')
       assert.lengthOf(ranFor('removed-approved'), 0)
 
       // A rejection's reason reaches the model
@@ -119,9 +133,14 @@ test.group(`Runtime across deploys, deploy A a process | ${dbName()}`, (group) =
       assert.include(rejected.text, 'Frozen for the release')
       assert.include(rejected.text, 'The person rejected the call to "deploy"')
 
-      // The schema changed: A's args never run on B; an edit in B's form does
-      assert.equal(rowOf('schema-refused', 'deploy').execution, 'invalid-args')
-      assert.include(finished('schema-refused').text, 'its args no longer fit')
+      // The schema changed: approving A's args is refused field by field; an edit in B's form runs
+      assert.equal(outdated.code, 'E_ARGS_OUTDATED')
+      assert.equal(outdated.status, 422)
+      assert.includeMembers(
+        outdated.fieldErrors().map((error: { field: string }) => error.field),
+        ['editedInput.ref']
+      )
+      assert.equal(rowOf('schema-refused', 'deploy').status, 'rejected')
       assert.lengthOf(ranFor('schema-refused'), 0)
       assert.deepEqual(
         ranFor('schema-edited').map(({ deploy, args }) => ({ deploy, args })),
@@ -168,6 +187,14 @@ test.group(`Runtime across deploys, deploy A a process | ${dbName()}`, (group) =
         ranFor('intake-added').map(({ deploy }) => deploy),
         ['B']
       )
+
+      // A policy deployed in B denies the waiting action (a freeze): refused, rejected by the policy, told
+      assert.equal(frozen.code, 'E_DENIED_BY_POLICY')
+      const freezer = rowOf('policy-frozen', 'deploy')
+      assert.equal(freezer.status, 'rejected')
+      assert.equal(freezer.answeredVia, 'policy')
+      assert.include(finished('policy-frozen').text, `Reason: ${FREEZE}`)
+      assert.lengthOf(ranFor('policy-frozen'), 0)
 
       // Nothing ran with args B's schema refuses; no row is left half-done
       const reshaped = ran.filter((execution) => execution.deploy === 'B')
