@@ -53,7 +53,7 @@ test.group('Commands index', () => {
     )
     assert.sameMembers(
       byName['agents:inbox'].flags.map((flag) => flag.name),
-      ['owner', 'row', 'limit']
+      ['owner', 'agent', 'tool', 'changed', 'row', 'limit']
     )
   })
 
