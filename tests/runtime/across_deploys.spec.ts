@@ -31,13 +31,13 @@ import {
   type ScriptStep,
 } from '../helpers/runtime.ts'
 import { AGENT_NAME, ANSWER, crashAgent } from '../fixtures/crash_agent.ts'
+import { INTAKE } from '../fixtures/deploy_agents.ts'
 import { defineAgent, type AgentOptions } from '../../src/runtime/define_agent.ts'
 import { defineTool, type ToolDefinition } from '../../src/runtime/define_tool.ts'
 import type { RunExecutor } from '../../src/runtime/executor.ts'
 import { isFinished } from '../../src/persistence/models/agent_run.ts'
 import { InboxEvent } from '../../src/persistence/models/inbox_event.ts'
 import { E_CANCELLED, E_UNKNOWN_AGENT } from '../../src/errors.ts'
-import type { QuestionSet } from '../../src/questions/types.ts'
 
 const FILES = new URL(`../../tmp/across-deploys-${process.pid}/`, import.meta.url)
 
@@ -88,20 +88,6 @@ function callsOf(model: ReturnType<typeof scriptedModel>, input: string) {
 
 /** A deploy that settles rows but never drives a run: deploy A, stopped right after a settle */
 const noExecutor = (): RunExecutor => ({ resume() {}, idle: async () => {} })
-
-const INTAKE: QuestionSet = {
-  questions: [
-    {
-      id: 'env',
-      prompt: 'Which environment?',
-      options: [
-        { value: 'production', label: 'Production cluster' },
-        { value: 'staging', label: 'Staging cluster' },
-      ],
-      defaults: ['staging'],
-    },
-  ],
-}
 
 /**
  * Starts a run on deploy A and lets it reach its wait. Returns the run and

@@ -81,57 +81,42 @@ test.group(`Runtime | signed approvals | ${dbName()}`, (group) => {
     assert.equal(row.execution, 'succeeded')
   })
 
-  test('args rewritten with their hash after the approval run nothing; the row is refused', async ({
-    assert,
-  }) => {
-    const { model, agents, executions } = setup([
-      [call('d1', 'deploy', { branch: 'main' })],
-      [say('Noted.')],
+  test('args rewritten {rewrite} after the approval run nothing; the row is refused')
+    .with([
+      // Someone with the database but not the key rewrites args and hash alike
+      { rewrite: 'with their hash', hashed: true, told: 'does not verify' },
+      {
+        rewrite: 'without their hash',
+        hashed: false,
+        told: 'no longer match what the person was shown',
+      },
     ])
-    const run = await agents.start('deployer', { input: 'ship', owner: 'user:1' })
-    await agents.idle()
-    const row = await approve(run.id, {})
-    // Someone with the database but not the key rewrites args and hash alike
-    const forged = { branch: 'evil', force: true }
-    await ToolCall.query()
-      .where('id', row.id)
-      .update(
-        preparedColumns(row, {
-          request: { ...row.request, args: forged },
-          argsHash: hashArgs(forged),
-        })
-      )
-    await agents.driver.drive(run.id)
+    .run(async ({ assert }, { hashed, told }) => {
+      const { model, agents, executions } = setup([
+        [call('d1', 'deploy', { branch: 'main' })],
+        [say('Noted.')],
+      ])
+      const run = await agents.start('deployer', { input: 'ship', owner: 'user:1' })
+      await agents.idle()
+      const row = await approve(run.id, {})
+      const forged = { branch: 'evil', force: true }
+      await ToolCall.query()
+        .where('id', row.id)
+        .update(
+          preparedColumns(row, {
+            request: { ...row.request, args: forged },
+            ...(hashed && { argsHash: hashArgs(forged) }),
+          })
+        )
+      await agents.driver.drive(run.id)
 
-    assert.deepEqual(executions, [])
-    await row.refresh()
-    assert.equal(row.execution, 'refused')
-    const result = toolResultOf(model.doGenerateCalls[1], 'd1')
-    assert.equal(result.type, 'error-text')
-    assert.include(result.value, 'does not verify')
-  })
-
-  test('args rewritten without their hash after the approval run nothing; the row is refused', async ({
-    assert,
-  }) => {
-    const { model, agents, executions } = setup([
-      [call('d1', 'deploy', { branch: 'main' })],
-      [say('Noted.')],
-    ])
-    const run = await agents.start('deployer', { input: 'ship', owner: 'user:1' })
-    await agents.idle()
-    const row = await approve(run.id, {})
-    await ToolCall.query()
-      .where('id', row.id)
-      .update(preparedColumns(row, { request: { ...row.request, args: { branch: 'evil' } } }))
-    await agents.driver.drive(run.id)
-
-    assert.deepEqual(executions, [])
-    await row.refresh()
-    assert.equal(row.execution, 'refused')
-    const result = toolResultOf(model.doGenerateCalls[1], 'd1')
-    assert.include(result.value, 'no longer match what the person was shown')
-  })
+      assert.deepEqual(executions, [])
+      await row.refresh()
+      assert.equal(row.execution, 'refused')
+      const result = toolResultOf(model.doGenerateCalls[1], 'd1')
+      assert.equal(result.type, 'error-text')
+      assert.include(result.value, told)
+    })
 
   test('edited args rewritten after the approval run nothing', async ({ assert }) => {
     const { agents, executions } = setup([
