@@ -196,9 +196,7 @@ export class Inbox {
     return row
   }
 
-  /**
-   * Records a tool call that runs without a person (status `auto`).
-   */
+  /** Records a tool call that runs without a person (status `auto`) */
   record(
     holder: RowHolder,
     call: RecordedCall,

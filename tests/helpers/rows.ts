@@ -7,7 +7,9 @@ import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import { hashArgs } from '../../src/inbox/args_hash.ts'
 import { viewDigest } from '../../src/governance/view.ts'
 import type { QuestionSet } from '../../src/questions/types.ts'
+import vine from '@vinejs/vine'
 import { defineAgent } from '../../src/runtime/define_agent.ts'
+import { defineTool } from '../../src/runtime/define_tool.ts'
 import { say, scriptedModel } from '../../src/testing/scripted_model.ts'
 
 export const DEPLOY_QUESTIONS: QuestionSet = {
@@ -43,6 +45,16 @@ export function rowsAgent() {
     name: 'deployer',
     model: scriptedModel(() => [say('done')]),
     instructions: 'Deploy.',
+    // The tool of the action rows below: an approval of a tool the app does not define is refused
+    tools: [
+      defineTool({
+        name: 'deploy',
+        description: 'Deploy a branch',
+        kind: 'action',
+        input: vine.object({ branch: vine.string(), force: vine.boolean().optional() }),
+        handle: () => 'deployed',
+      }),
+    ],
   })
 }
 
