@@ -64,7 +64,8 @@ export function refusedFields(given: Record<string, unknown>): FieldError[] {
     }))
   if (given.view === 'runs') {
     for (const field of ROWS_ONLY) {
-      if (given[field] === undefined) continue
+      // Blank is "any" (the page's form sends its rows filters blank after a switch to runs)
+      if (given[field] === undefined || given[field] === '') continue
       refused.push({ field, message: `A runs history has no "${field}" filter`, rule: 'view' })
     }
   }

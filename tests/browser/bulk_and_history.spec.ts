@@ -159,9 +159,10 @@ for (const framework of browserFrameworks()) {
       )
       assert.equal(await listed.locator(`[data-row-id="${gracesRow.id}"]`).count(), 0)
 
-      // Filtered from the form: approved rows only
+      // Filtered from the form: approved actions only
       const filters = page.getByRole('form', { name: 'Filters' })
       await filters.getByLabel('Status').selectOption('approved')
+      await filters.getByLabel('Kind').selectOption('action')
       await filters.getByRole('button', { name: 'Show' }).click()
       await page.waitForURL(/status=approved/)
       await listed.locator(`[data-row-id="${approval.id}"]`).waitFor()
@@ -169,8 +170,9 @@ for (const framework of browserFrameworks()) {
       const item = listed.locator(`[data-row-id="${approval.id}"]`)
       assert.include(await item.innerText(), `by ${nameOf(ADA)} via api`)
 
-      // The runs that finished, and a link to a run's page
+      // The runs that finished, and a link to a run's page: the rows' own filters stay behind
       await filters.getByLabel('Show').selectOption('runs')
+      assert.isTrue(await filters.getByLabel('Kind').isDisabled())
       await filters.getByLabel('Status').selectOption('')
       await filters.getByRole('button', { name: 'Show' }).click()
       await page.waitForURL(/view=runs/)

@@ -93,3 +93,18 @@ export function nextPageUrl(historyUrl: string, filters: HistoryFilters, cursor:
   query.set('cursor', cursor)
   return `${historyUrl}?${query}`
 }
+
+/** The filters only the rows view takes (the runs view refuses them) */
+const ROWS_ONLY_FILTERS = ['kind', 'by']
+
+/**
+ * On a change of the form's view: the rows' own filters are left out of
+ * the query (disabled) while the runs view is picked, so switching views
+ * never sends a filter the other view refuses.
+ */
+export function viewChanged(select: HTMLSelectElement) {
+  for (const name of ROWS_ONLY_FILTERS) {
+    const field = select.form?.elements.namedItem(name)
+    if (field instanceof HTMLSelectElement) field.disabled = select.value === 'runs'
+  }
+}

@@ -12,7 +12,7 @@ import { Head } from '@inertiajs/react'
 import { useId } from 'react'
 import type { HistoryFilters, People, RowCard, RunSummary } from 'adonis-agent-inbox/types'
 import { InboxNav } from '../../agent_inbox/page_parts'
-import { historyChoices, nextPageUrl } from '../../agent_inbox/history'
+import { historyChoices, nextPageUrl, viewChanged } from '../../agent_inbox/history'
 import {
   cardTitle,
   formatTime,
@@ -71,6 +71,9 @@ export default function AgentHistory(props: HistoryPageProps) {
                 name={choice.name}
                 className="ai-input"
                 defaultValue={choice.value}
+                onChange={
+                  choice.name === 'view' ? (event) => viewChanged(event.currentTarget) : undefined
+                }
               >
                 {choice.options.map((option) => (
                   <option key={option.value} value={option.value}>
