@@ -17,7 +17,7 @@ import { ToolCall } from '../persistence/models/tool_call.ts'
 import { AgentEffect } from '../persistence/models/agent_effect.ts'
 import { Notification } from '../persistence/models/notification.ts'
 import { preparedColumns } from '../persistence/prepared_columns.ts'
-import { waitingWithNothingPending } from '../runtime/stranded.ts'
+import { whereStranded } from '../runtime/stranded.ts'
 import type { ResolvedAgentInboxConfig } from '../types/main.ts'
 import { lastBeat } from './heartbeat.ts'
 import {
@@ -96,17 +96,22 @@ function before(now: DateTime, ms: number): string | Date {
   return preparedColumns(new AgentRun(), { updatedAt: at }).updated_at
 }
 
+/** How many rows a query reads */
+async function countOf(query: { clone(): any }): Promise<number> {
+  const [counted] = await query.clone().count('* as total')
+  return Number(counted.$extras.total)
+}
+
 /** How many of a query's rows, and the oldest by `column` */
 async function late<Row extends { [key: string]: any }>(
   query: { clone(): any },
   attribute: string,
   column: string
 ): Promise<Late & { row: Row | null }> {
-  const [counted, oldest] = await Promise.all([
-    query.clone().count('* as total'),
+  const [count, oldest] = await Promise.all([
+    countOf(query),
     query.clone().orderBy(column, 'asc').first(),
   ])
-  const count = Number(counted[0].$extras.total)
   return { count, oldest: oldest?.[attribute] ?? null, row: oldest }
 }
 
@@ -132,18 +137,7 @@ export class AgentStrandedRunsCheck extends AgentCheck {
   protected async verdict(now: DateTime) {
     const { recoverEvery } = await this.intervals()
     const grace = 2 * recoverEvery
-    const cutoff = before(now, grace)
-    const query = AgentRun.query()
-      .where((stale) =>
-        stale
-          .whereIn('status', ['queued', 'running'])
-          .where((lease) =>
-            lease
-              .where((none) => none.whereNull('lease_owner').where('updated_at', '<', cutoff))
-              .orWhere('lease_expires_at', '<', cutoff)
-          )
-      )
-      .orWhere((settled) => waitingWithNothingPending(settled).where('updated_at', '<', cutoff))
+    const query = whereStranded(AgentRun.query(), { now, quietFor: grace })
     return strandedVerdict(await late(query, 'updatedAt', 'updated_at'), now, grace)
   }
 }
@@ -160,13 +154,11 @@ export class AgentOverdueRowsCheck extends AgentCheck {
     const grace = 3 * sweepEvery
     const cutoff = before(now, grace)
     const pending = () => ToolCall.query().where('status', 'pending')
-    const [counted, expired, escalating] = await Promise.all([
-      late(
+    const [count, expired, escalating] = await Promise.all([
+      countOf(
         pending().where((due) =>
           due.where('expires_at', '<', cutoff).orWhere('ladder_due_at', '<', cutoff)
-        ),
-        'createdAt',
-        'created_at'
+        )
       ),
       pending().where('expires_at', '<', cutoff).orderBy('expires_at').first(),
       pending().where('ladder_due_at', '<', cutoff).orderBy('ladder_due_at').first(),
@@ -175,7 +167,7 @@ export class AgentOverdueRowsCheck extends AgentCheck {
       (at): at is DateTime => at instanceof DateTime
     )
     const oldest = dues.sort((a, b) => a.toMillis() - b.toMillis())[0] ?? null
-    return overdueVerdict({ count: counted.count, oldest }, now, grace)
+    return overdueVerdict({ count, oldest }, now, grace)
   }
 }
 

@@ -31,6 +31,41 @@ export function pendingRowOfTheRun(rows: { from(table: string): any }) {
     .where('agent_tool_calls.status', 'pending')
 }
 
+export type StrandedOptions = {
+  /** Runs still leased to this owner count too (see `strandedRuns`) */
+  owner?: string
+  /** Only runs stranded this long (ms): a lease lapsed, or nothing written, that long before now */
+  quietFor?: number
+  now?: DateTime
+}
+
+/**
+ * Narrows a runs query to the stranded runs: `queued` or `running` with no
+ * lease or a lapsed one, and `waiting` with nothing pending. Recovery takes
+ * them now; the health check (src/health/) counts those left `quietFor`.
+ */
+export function whereStranded<Query extends ModelQueryBuilderContract<typeof AgentRun>>(
+  query: Query,
+  options: StrandedOptions = {}
+): Query {
+  const { owner, quietFor = 0 } = options
+  const at = DateTime.fromMillis((options.now ?? DateTime.now()).toMillis() - quietFor)
+  const cutoff = preparedColumns(new AgentRun(), { leaseExpiresAt: at }).lease_expires_at
+  const quiet = <Narrowed extends ModelQueryBuilderContract<typeof AgentRun>>(
+    narrowed: Narrowed
+  ) => (quietFor > 0 ? narrowed.where('updated_at', '<', cutoff) : narrowed)
+  return query
+    .where((stale) =>
+      stale.whereIn('status', ['queued', 'running']).where((lease) => {
+        lease
+          .where((none) => quiet(none.whereNull('lease_owner')))
+          .orWhere('lease_expires_at', '<', cutoff)
+        if (owner) lease.orWhere('lease_owner', owner)
+      })
+    )
+    .orWhere((waiting) => quiet(waitingWithNothingPending(waiting)))
+}
+
 /**
  * The ids of every stranded run, now. With `owner`, runs still leased to
  * that owner count too: a drive of this process that failed past its
@@ -39,14 +74,5 @@ export function pendingRowOfTheRun(rows: { from(table: string): any }) {
  * its driver).
  */
 export function strandedRuns(owner?: string): Promise<{ id: string }[]> {
-  const now = preparedColumns(new AgentRun(), { leaseExpiresAt: DateTime.now() }).lease_expires_at
-  return AgentRun.query()
-    .where((stale) =>
-      stale.whereIn('status', ['queued', 'running']).where((lease) => {
-        lease.whereNull('lease_owner').orWhere('lease_expires_at', '<', now)
-        if (owner) lease.orWhere('lease_owner', owner)
-      })
-    )
-    .orWhere((waiting) => waitingWithNothingPending(waiting))
-    .select('id')
+  return whereStranded(AgentRun.query(), { owner }).select('id')
 }
