@@ -17,7 +17,7 @@ import {
   E_NOT_FOUND,
   InvalidReplyException,
 } from '../errors.ts'
-import { checkAnswers, normalizeReply, parseReply, replyFieldPath } from '../questions/reply.ts'
+import { checkAnswers, normalizeReply, parseReply } from '../questions/reply.ts'
 import { settleReply } from '../questions/settle.ts'
 import type { DecisionReply, Outcome, QuestionLimits, Reply } from '../questions/types.ts'
 import { isRowId, ToolCall } from '../persistence/models/tool_call.ts'
@@ -38,6 +38,7 @@ import {
 import { buildGrant } from './grants.ts'
 import { writeSettlement } from './settlement_write.ts'
 import { castVote, quorumOf } from './votes.ts'
+import { checkEdit, type EditedInputValidator } from './edited_input.ts'
 import type { Tally } from '../governance/quorum.ts'
 
 /**
@@ -56,13 +57,6 @@ export type SettleOptions = SettlingActor & {
   /** Approve and remember: one of the grant scopes the tool offers */
   grant?: GrantScope
 }
-
-/**
- * Re-validates args a person edited on an approval card. Returns the
- * validated args, or throws `InvalidReplyException` with field errors.
- * The runtime passes the tool's Vine validator here.
- */
-export type EditedInputValidator = (row: ToolCall, editedInput: unknown) => Promise<unknown>
 
 export type RowSettlerOptions = {
   limits?: Partial<QuestionLimits>
@@ -157,7 +151,11 @@ export class RowSettler {
       if (issues.length > 0) throw new InvalidReplyException(issues)
       outcome = settleReply(wait, reply, ctx)
     } else {
-      outcome = settleReply(wait, await this.#revalidateEdit(row, reply), ctx)
+      const edit = await checkEdit(row, reply, this.#options.validateEditedInput)
+      outcome = settleReply(wait, edit.reply, ctx)
+      if (edit.under && outcome.kind === 'decision' && outcome.editedInput !== undefined) {
+        outcome.editedUnder = edit.under
+      }
     }
 
     const now = this.#now()
@@ -228,31 +226,6 @@ export class RowSettler {
   async #expireLate(row: ToolCall) {
     const batch = await this.expireRow(row)
     if (batch.expired.length > 0) await this.#options.onExpired?.(batch)
-  }
-
-  /**
-   * Re-validates edited args of an approval and notes whether they changed.
-   */
-  async #revalidateEdit(row: ToolCall, reply: DecisionReply): Promise<DecisionReply> {
-    if (!reply.approved || reply.editedInput === undefined) return reply
-    const validator = this.#options.validateEditedInput
-    if (!validator) {
-      throw new InvalidReplyException([
-        {
-          path: 'editedInput',
-          rule: 'tool',
-          message: `tool "${row.toolName}" does not accept edited args here`,
-        },
-      ])
-    }
-    try {
-      return { ...reply, editedInput: await validator(row, reply.editedInput) }
-    } catch (error) {
-      // Whatever the validator's path style, the 422 names fields like the rest of the reply
-      if (!(error instanceof InvalidReplyException)) throw error
-      const issues = error.errors.map((issue) => ({ ...issue, path: replyFieldPath(issue.path) }))
-      throw new InvalidReplyException(issues)
-    }
   }
 
   /**

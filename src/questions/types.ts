@@ -146,6 +146,11 @@ export type DecisionOutcome = {
   reason?: string
   /** Present when the person changed the args; already re-validated by the caller */
   editedInput?: unknown
+  /**
+   * The digest of the tool's input schema the edit was validated under:
+   * a later deploy validates it again only when its schema differs
+   */
+  editedUnder?: string
   /** A call a policy decided: the rule that did, when it was named */
   rule?: string | null
   /** A call a remembered grant allowed: the grant's id */

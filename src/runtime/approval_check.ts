@@ -23,7 +23,7 @@ import type { RowSettlerOptions } from '../inbox/row_settler.ts'
 import type { ToolCall } from '../persistence/models/tool_call.ts'
 import type { ApprovalsConfig } from '../governance/policy.ts'
 import type { AgentDefinition } from './define_agent.ts'
-import { currentArgsIssues } from './calls/current_tool.ts'
+import { checkedUnder, currentArgsIssues } from './calls/current_tool.ts'
 import { ChangedRows, toolStateOf } from './changed_rows.ts'
 
 /**
@@ -64,7 +64,7 @@ export function approvalCheck(
       throw new DeniedByPolicyException(row.id, verdict.reason)
     }
     if (reply.editedInput !== undefined) return
-    const issues = await currentArgsIssues(definition, row, args)
+    const issues = await currentArgsIssues(definition, checkedUnder(row), args)
     if (issues.length > 0) {
       throw new ArgsOutdatedException(
         issues.map((issue) => ({

@@ -17,7 +17,7 @@ import { decide, type ApprovalsConfig, type PolicyDecision } from '../governance
 import debug from '../debug.ts'
 import type { AgentDefinition } from './define_agent.ts'
 import type { ToolDefinition } from './define_tool.ts'
-import { currentArgsIssues } from './calls/current_tool.ts'
+import { checkedUnder, currentArgsIssues } from './calls/current_tool.ts'
 import { policyCallOf } from './calls/governed.ts'
 
 /**
@@ -150,7 +150,7 @@ export class ChangedRows {
     if (verdict?.decision === 'deny') {
       return { kind: 'policy-denies', reason: verdict.reason, ...ruleOf(verdict) }
     }
-    const issues = await currentArgsIssues(tool.definition, row, args)
+    const issues = await currentArgsIssues(tool.definition, checkedUnder(row), args)
     if (issues.length === 0) return undefined
     const schema = tool.definition.jsonSchema
     return { kind: 'schema-changed', schema, prefill: prefillOf(args, schema, issues), issues }

@@ -6,7 +6,8 @@
  */
 
 import { InvalidReplyException } from '../errors.ts'
-import type { EditedInputValidator } from '../inbox/row_settler.ts'
+import { CheckedEdit, type EditedInputValidator } from '../inbox/edited_input.ts'
+import { schemaDigest } from './calls/current_tool.ts'
 import { AgentRun } from '../persistence/models/agent_run.ts'
 import type { AgentDefinition } from './define_agent.ts'
 
@@ -51,6 +52,6 @@ export function editedArgsValidator(definitions: Definitions): EditedInputValida
         checked.issues.map((issue) => ({ ...issue, path: `editedInput.${issue.path}` }))
       )
     }
-    return checked.value
+    return new CheckedEdit(checked.value, schemaDigest(definition))
   }
 }

@@ -289,6 +289,52 @@ test.group(`Runtime across deploys | ${dbName()}`, (group) => {
     assert.equal(row.execution, 'succeeded')
   })
 
+  test('an edit approved under a changed schema runs as edited; a deploy that changes it again checks it again', async ({
+    assert,
+  }) => {
+    // B's schema transforms its input: the edit B validated is stored as its output, which B refuses as input
+    const ran: Ran = []
+    const listed = () =>
+      vine.object({ hosts: vine.string().transform((value) => value.split(',')) })
+    const model = modelOf([[call('d1', 'deploy', { branch: 'main' })], [say('Done.')]])
+    const a = createAgents({ agents: [deployer(model, [deployAction('A', ran, BRANCH())])] })
+    const runs = await waitingOnA(a, 'edited-in-b')
+    const again = await waitingOnA(a, 'edited-in-b-run-in-c')
+
+    const b = createAgents({ agents: [deployer(model, [deployAction('B', ran, listed())])] })
+    await b.inbox.settle(
+      runs.rows[0].id,
+      { approved: true, editedInput: { hosts: 'web-1,web-2' } },
+      { by: 'user:1', via: 'web' }
+    )
+    await b.idle()
+    // Settled on B, which stops before driving it; C takes the list as a list
+    const stopping = createAgents({
+      agents: [deployer(model, [deployAction('B', ran, listed())])],
+      executor: noExecutor,
+    })
+    await stopping.inbox.settle(
+      again.rows[0].id,
+      { approved: true, editedInput: { hosts: 'web-3' } },
+      { by: 'user:1', via: 'web' }
+    )
+    const list = vine.object({ hosts: vine.array(vine.string()).minLength(2) })
+    const c = createAgents({ agents: [deployer(model, [deployAction('C', ran, list)])] })
+    await c.driver.drive(again.run.id)
+    await c.idle()
+
+    assert.deepEqual(ran, [{ deploy: 'B', args: { hosts: ['web-1', 'web-2'] } }])
+    const [row] = await rowsOf(runs.run.id)
+    assert.equal(row.execution, 'succeeded')
+    const [checkedAgain] = await rowsOf(again.run.id)
+    assert.equal(checkedAgain.execution, 'invalid-args')
+    const result = checkedAgain.result as { issues: { path: string }[] }
+    assert.deepEqual(
+      result.issues.map((issue) => issue.path),
+      ['hosts']
+    )
+  })
+
   test('an approved action was running when A was killed, its tool removed in B: interrupted, and the model is told', async ({
     assert,
   }) => {

@@ -19,7 +19,7 @@ import { CANCELLED, errorOutput, WAIT, type CallContext, type CallResult } from 
 import { executeOnce } from './execute_once.ts'
 import { governedCall } from './governed.ts'
 import { removedToolCall } from './removed_tool.ts'
-import { schemaDigest } from './current_tool.ts'
+import { checkedUnder, schemaDigest } from './current_tool.ts'
 
 /**
  * Handles a call of an app tool, its row stored under `storedId`
@@ -61,8 +61,8 @@ export async function handleAppTool(
   if (row.status === 'pending') return WAIT
   if (row.status === 'cancelled') return CANCELLED
   // Rows of an earlier drive, maybe of an earlier deploy: their args must fit the tool as it is now
-  const current = { current: true }
   if (row.status === 'auto') {
+    const current = { current: true, under: checkedUnder(row) }
     return executeOnce(context, definition, row, row.request.args, null, current)
   }
 
@@ -80,6 +80,7 @@ export async function handleAppTool(
       'The approval of this call does not verify: its record was changed after the person approved it, so the action was not run.'
     )
   }
+  const current = { current: true, under: checkedUnder(row, decision) }
   return executeOnce(context, definition, row, args, decision.text, current)
 }
 

@@ -15,7 +15,7 @@ import { DateTime } from 'luxon'
 import { ToolCall, type ToolExecution } from '../../persistence/models/tool_call.ts'
 import type { AgentRun } from '../../persistence/models/agent_run.ts'
 import { preparedColumns } from '../../persistence/prepared_columns.ts'
-import type { QuestionIssue } from '../../questions/types.ts'
+import type { DecisionOutcome, QuestionIssue } from '../../questions/types.ts'
 import debug from '../../debug.ts'
 import type { ToolDefinition } from '../define_tool.ts'
 import type { ToolOutput } from '../journal.ts'
@@ -47,27 +47,37 @@ export function schemaDigest(definition: ToolDefinition): string {
 }
 
 /**
+ * The digest of the schema `args` were last validated under: an edit's,
+ * checked when it was settled (DecisionOutcome `editedUnder`), else the
+ * row's own, kept when it was asked.
+ */
+export function checkedUnder(row: Pick<ToolCall, 'request'>, decision?: DecisionOutcome): unknown {
+  if (decision?.editedInput !== undefined) return decision.editedUnder
+  return (row.request as { schema?: unknown } | null)?.schema
+}
+
+/**
  * What keeps `args` from fitting the current input schema of the row's
- * tool: none when the row was asked under the schema the tool still has
- * (its digest), else Vine's issues, or the fields it would drop. Pure: the
- * runtime checks before it runs a call, the inbox before it lists or
- * settles one (../changed_rows.ts).
+ * tool: none when they were validated under the schema the tool still has
+ * (`under`, its digest: see `checkedUnder`), else Vine's issues, or the
+ * fields it would drop. Pure: the runtime checks before it runs a call,
+ * the inbox before it lists or settles one (../changed_rows.ts).
  */
 export async function currentArgsIssues(
   definition: ToolDefinition,
-  row: Pick<ToolCall, 'request'>,
+  under: unknown,
   args: unknown
 ): Promise<QuestionIssue[]> {
-  const request = row.request as { schema?: unknown } | null
-  if (request?.schema === schemaDigest(definition)) return []
+  if (under === schemaDigest(definition)) return []
   const checked = await definition.validate(args)
   return checked.ok ? droppedFields(args, checked.value) : checked.issues
 }
 
 /**
  * Whether `args` fit the current input schema of the row's tool: the
- * schema they were validated with, or valid and with no field it would
- * drop (the call would then run otherwise than the person approved it). Args that do not fit mark the
+ * schema they were validated under (`under`), or valid and with no field
+ * it would drop (the call would then run otherwise than the person
+ * approved it). Args that do not fit mark the
  * row `invalid-args`, and `output` is what the model reads; null when
  * another driver ran or marked the row first (read it again).
  */
@@ -76,9 +86,10 @@ export async function checkCurrentArgs(
   definition: ToolDefinition,
   row: ToolCall,
   args: unknown,
-  prefix: string
+  prefix: string,
+  under: unknown
 ): Promise<{ fits: true } | { fits: false; output: ToolOutput | null }> {
-  const issues = await currentArgsIssues(definition, row, args)
+  const issues = await currentArgsIssues(definition, under, args)
   if (issues.length === 0) return { fits: true }
   const result: NotRunResult = {
     error: `The args no longer fit the input schema of tool "${definition.name}"`,

@@ -59,7 +59,7 @@ export async function executeOnce(
   row: ToolCall,
   args: unknown,
   approvalText: string | null,
-  options: { current?: boolean } = {}
+  options: { current?: boolean; under?: unknown } = {}
 ): Promise<ToolOutput> {
   const { run, claims } = context
   const prefix = approvalText ? `${approvalText}\n` : ''
@@ -78,7 +78,7 @@ export async function executeOnce(
    * (docs/design.md §5.2). A call validated in this drive needs no second look.
    */
   if (!row.execution && options.current) {
-    const checked = await checkCurrentArgs(context, definition, row, args, prefix)
+    const checked = await checkCurrentArgs(context, definition, row, args, prefix, options.under)
     if (!checked.fits) {
       if (checked.output) return checked.output
       // Run or marked by another driver meanwhile: its record says what became of it
