@@ -248,10 +248,7 @@ export class Inbox {
     return listRows(query)
   }
 
-  /**
-   * Pending rows owned by a person, oldest first: the first page of
-   * `list({ status: 'pending', ownerId })`.
-   */
+  /** A person's pending rows, oldest first: `list({ status: 'pending', ownerId })`'s first page */
   async pending(ownerId: string, options: { limit?: number } = {}): Promise<ToolCall[]> {
     const page = await this.list({ status: 'pending', ownerId, limit: options.limit })
     return page.rows
