@@ -7,6 +7,8 @@
  *   npm run bench -- [--quick] [--db=sqlite,pg,mysql] [--only=step,growth,crowd,page,sweep,queue,settle]
  *
  * `--only` measures those groups of figures alone (all by default).
+ * `--metrics` measures with the package's metrics recorded into a real
+ * OpenTelemetry SDK (src/telemetry/; off otherwise, as without an SDK).
  */
 
 import { parseArgs } from 'node:util'
@@ -24,8 +26,24 @@ const { values } = parseArgs({
     quick: { type: 'boolean', default: false },
     db: { type: 'string', default: 'sqlite,pg,mysql' },
     only: { type: 'string', default: 'step,growth,crowd,page,sweep,queue,settle' },
+    metrics: { type: 'boolean', default: false },
   },
 })
+
+if (values.metrics) {
+  const { metrics } = await import('@opentelemetry/api')
+  const {
+    MeterProvider,
+    InMemoryMetricExporter,
+    PeriodicExportingMetricReader,
+    AggregationTemporality,
+  } = await import('@opentelemetry/sdk-metrics')
+  const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE)
+  const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 60_000 })
+  metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }))
+  const { startMetrics } = await import('../src/telemetry/metrics.ts')
+  await startMetrics({ gauges: false })
+}
 
 const GROUPS = ['step', 'growth', 'crowd', 'page', 'sweep', 'queue', 'settle'] as const
 const only = new Set(values.only.split(',').map((item) => item.trim()))

@@ -23,6 +23,7 @@ import type { LiveEmitter, LiveTransmit } from '../src/http/live.ts'
 import type { TransmitRoutes } from '../src/http/stream_guard.ts'
 import { exclusive, lockManager, LOCKS } from '../src/scale/exclusive.ts'
 import debug from '../src/debug.ts'
+import { startMetrics } from '../src/telemetry/metrics.ts'
 import '../src/types/extended.ts'
 
 export default class AgentInboxProvider {
@@ -33,6 +34,8 @@ export default class AgentInboxProvider {
   #agents?: Agents
   /** Stops the live broadcasts at shutdown */
   #live?: { stop(): void }
+  /** Stops the metrics' gauges at shutdown */
+  #stopMetrics?: () => void
 
   constructor(protected app: ApplicationService) {}
 
@@ -113,6 +116,7 @@ export default class AgentInboxProvider {
         notify: config.notifications !== null,
       })
       await this.#startLive(config, emitter)
+      if (config.telemetry.metrics) this.#stopMetrics = await startMetrics(config.telemetry.metrics)
       // Notices of a new row go out on the next tick (docs/design.md §7.7)
       if (config.notifications) {
         emitter.on('agents:row:created', async () => {
@@ -221,6 +225,7 @@ export default class AgentInboxProvider {
     clearInterval(this.#sweeper)
     clearInterval(this.#recoverer)
     this.#live?.stop()
+    this.#stopMetrics?.()
     await this.#agents?.close()
     await this.#dispatcher?.idle()
   }

@@ -9,6 +9,7 @@ import { RuntimeException } from '@adonisjs/core/exceptions'
 import type { ConfigProvider } from '@adonisjs/core/types'
 import { resolveLimits } from './questions/values.ts'
 import type { AgentInboxConfig, ExecutorFactory, ResolvedAgentInboxConfig } from './types/main.ts'
+import type { MetricsOptions } from './telemetry/metrics.ts'
 
 /**
  * Defines the agent inbox config.
@@ -73,7 +74,13 @@ export function defineConfig(
     executorKind: typeof config.executor === 'function' ? 'custom' : (config.executor ?? 'inline'),
     executor: config.executor === 'queue' ? await queueExecutor(config) : executorFactory(config),
     notifications: config.notifications ?? null,
+    telemetry: { metrics: metricsOptions(config.telemetry?.metrics) },
   }))
+}
+
+/** `telemetry.metrics`: on by default (a no-op until an OpenTelemetry SDK is registered) */
+function metricsOptions(metrics: boolean | MetricsOptions = true): MetricsOptions | false {
+  return metrics === false ? false : metrics === true ? {} : metrics
 }
 
 /**

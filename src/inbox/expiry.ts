@@ -33,6 +33,7 @@ import { waitOf } from './wait.ts'
 import { anyRow, batchTransaction, hasRowLocks } from '../persistence/batch_transaction.ts'
 import { appendEvents } from './audit_log.ts'
 import debug from '../debug.ts'
+import { recordSettled } from '../telemetry/metrics.ts'
 
 /**
  * What one batch (or one late reply's expiry) wrote, once committed.
@@ -77,6 +78,7 @@ export async function sweepDue(options: ExpiryOptions): Promise<ToolCall[]> {
     for (;;) {
       const { batch, claimed } = await batchTransaction(ToolCall, (trx) => next(trx, size, options))
       settled.push(...batch.expired)
+      await recordSettled(batch.expired)
       if (batch.expired.length > 0) await options.onBatch?.(batch)
       // A short batch means nothing more is due, or another sweeper holds it
       if (claimed < size) break
@@ -106,6 +108,7 @@ export async function expireRow(
     return writeBatch(trx, rows, runs, options)
   })
   if (batch.expired.length > 0) debug('row %s expired (%s)', row.id, row.onExpiry)
+  await recordSettled(batch.expired)
   return batch
 }
 
@@ -277,8 +280,12 @@ async function writeBatch(
     .map((run) => run.id)
   await cancelRuns(trx, cancelling, now)
   if (cancelling.length > 0) await options.onWrite?.('runs')
+  // The times as the clock's (PostgreSQL's prepared form reads back as an invalid date)
   const expired = expiring.map((row, index) =>
-    ToolCall.$createFromAdapterResult({ ...row, ...columns, outcome: outcomes[index] })!
+    ToolCall.$createFromAdapterResult({ ...row, ...columns, outcome: outcomes[index] })!.merge({
+      settledAt: now,
+      updatedAt: now,
+    })
   )
   return { expired, cancelledRunIds: cancelling }
 }

@@ -35,6 +35,7 @@ import { AutoAnswerer, type AutoAnswerRule } from './auto_answer.ts'
 import { RowWaiters, withdrawHeldRows, withdrawRow, type AwaitOptions } from './awaiting.ts'
 import { runLadders, type LadderOptions } from './ladder_steps.ts'
 import { resolveLadder } from '../governance/ladder.ts'
+import { recordOpened } from '../telemetry/metrics.ts'
 
 export type InboxOptions = RowSettlerOptions & {
   /**
@@ -190,6 +191,7 @@ export class Inbox {
       }
     )
     if (row.status === 'pending') {
+      recordOpened(row, holder)
       await this.#events?.emit('agents:row:created', { row })
       this.#autoAnswerer?.opened(row)
     }
@@ -246,10 +248,7 @@ export class Inbox {
     return listRows(query)
   }
 
-  /**
-   * Pending rows owned by a person, oldest first: the first page of
-   * `list({ status: 'pending', ownerId })`.
-   */
+  /** A person's pending rows, oldest first: `list({ status: 'pending', ownerId })`'s first page */
   async pending(ownerId: string, options: { limit?: number } = {}): Promise<ToolCall[]> {
     const page = await this.list({ status: 'pending', ownerId, limit: options.limit })
     return page.rows

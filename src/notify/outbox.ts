@@ -22,6 +22,7 @@ import { ladderNote } from '../governance/ladder.ts'
 import type { Notifier, NotifierContext, Recipient, ReplyLink, RowNotice } from './notifier.ts'
 import { heldUntil, quietUntil, type Preferences } from './schedule.ts'
 import debug from '../debug.ts'
+import { recordFailedDeliveries } from '../telemetry/metrics.ts'
 
 export type OutboxOptions = {
   now: DateTime
@@ -154,6 +155,7 @@ async function deliver(item: Claim, options: OutboxOptions): Promise<number> {
     return notices.length
   } catch (error) {
     debug('notifying %s failed %O', item.person.id, error)
+    recordFailedDeliveries('notifications', item.entries.length)
     await giveBack(item.entries, options, error)
     return 0
   }

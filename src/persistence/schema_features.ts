@@ -4,7 +4,8 @@
  * deploy ran `node ace migration:run` (a rolling deploy), and it keeps
  * working on the tables as they are, without what the columns hold, rather
  * than failing every write (docs/guides/deploying_while_runs_wait.md).
- * Asked once per database connection, and cached: a process that started
+ * Asked once per database connection, and cached once answered (a failed
+ * read is not cached: it is asked again next time): a process that started
  * before the migration writes the new columns after its next start.
  */
 
@@ -15,7 +16,8 @@ const asked = new WeakMap<object, Promise<boolean>>()
 
 /**
  * Whether `agent_runs` and `agent_tool_calls` have `definition_digest`
- * (the package's second migration). Assumed when the schema cannot be read.
+ * (the package's second migration). Assumed when the schema cannot be
+ * read, and asked again on the next call.
  */
 export function hasDefinitionDigests(): Promise<boolean> {
   const client = AgentRun.$adapter.modelConstructorClient(AgentRun)
@@ -30,7 +32,12 @@ export function hasDefinitionDigests(): Promise<boolean> {
         if (!runs || !rows) debug('no definition_digest columns: the migrations are behind')
         return runs && rows
       })
-      .catch(() => true)
+      .catch((error) => {
+        // A guess, not an answer: asked again next time, so a passing error is not kept
+        debug('reading definition_digest columns failed; assumed there %O', error)
+        asked.delete(knex)
+        return true
+      })
     asked.set(knex, known)
   }
   return known

@@ -29,6 +29,7 @@ import { approvalCheck } from './approval_check.ts'
 import { beat } from '../health/heartbeat.ts'
 import { digestOf, runtimeDefinitions } from './definitions.ts'
 import { hasDefinitionDigests } from '../persistence/schema_features.ts'
+import { recordRecovered } from '../telemetry/metrics.ts'
 
 /**
  * The driver's options (run_driver.ts), but its agents and inbox, which
@@ -202,6 +203,7 @@ export class Agents {
    */
   async recover(): Promise<number> {
     const runs = await strandedRuns(this.driver.owner)
+    recordRecovered(runs, this.driver.owner)
     for (const run of runs) await this.executor.resume(run.id, 'recover')
     debug('recovered %d runs', runs.length)
     this.#handOff(() => this.driver.outbox.deliverDue())
@@ -250,8 +252,9 @@ export class Agents {
    * not resume them (the same runs `recover` picks up).
    */
   async #resumeSettledRuns(skip: Set<string>) {
-    const runs = await waitingWithNothingPending(AgentRun.query()).select('id')
+    const runs = await waitingWithNothingPending(AgentRun.query()).select('id', 'status')
     const left = runs.filter((run) => !skip.has(run.id))
+    recordRecovered(left, this.driver.owner)
     for (const run of left) await this.executor.resume(run.id, 'recover')
     if (left.length > 0) debug('sweep resumed %d settled runs', left.length)
   }

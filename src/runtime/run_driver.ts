@@ -45,6 +45,7 @@ import type { EffectRetry } from './effects/keys.ts'
 import { RUN_FAILURES } from '../errors.ts'
 import { RunState } from './run_state.ts'
 import type { ExecutorLogger } from './executor.ts'
+import { recordStep } from '../telemetry/metrics.ts'
 
 export type RunDriverOptions = {
   agents: Map<string, AgentDefinition>
@@ -284,6 +285,7 @@ export class RunDriver {
     const { run, agent, memory } = context
     const child = run.parentRunId !== null
     const instructions = agent.instructions(run.input)
+    const started = performance.now()
 
     let result: Awaited<ReturnType<typeof generateText>>
     try {
@@ -338,6 +340,7 @@ export class RunDriver {
       return status
     }
     await this.#shared.onCheckpoint?.('after-response-saved', run.id)
+    recordStep(run.agent, agent.model, (performance.now() - started) / 1000, result.usage)
     return null
   }
 }

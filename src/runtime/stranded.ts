@@ -73,6 +73,7 @@ export function whereStranded<Query extends ModelQueryBuilderContract<typeof Age
  * before the lease lapses (a run it is driving now is refused as busy by
  * its driver).
  */
-export function strandedRuns(owner?: string): Promise<{ id: string }[]> {
-  return whereStranded(AgentRun.query(), { owner }).select('id')
+export function strandedRuns(owner?: string): Promise<AgentRun[]> {
+  // With what it was stranded in, and by whom: a lapsed lease of another process is a takeover
+  return whereStranded(AgentRun.query(), { owner }).select('id', 'status', 'lease_owner')
 }

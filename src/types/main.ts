@@ -80,6 +80,12 @@ export type AgentInboxConfig = {
     /** An adapter of config/queue.ts other than its default */
     adapter?: string
   }
+  /**
+   * OpenTelemetry (docs/guides/operating.md#metrics): `metrics: false` turns
+   * the metrics off; `{ gauges: false }` keeps them but the gauges that read
+   * the database on each collection
+   */
+  telemetry?: { metrics?: boolean | { gauges?: boolean } }
 }
 
 /**
@@ -108,6 +114,7 @@ export type ResolvedAgentInboxConfig = {
   executorKind: 'inline' | 'queue' | 'custom'
   executor?: ExecutorFactory
   notifications: NotificationsConfig | null
+  telemetry: { metrics: { gauges?: boolean } | false }
 }
 export type {
   AgentDefinition,

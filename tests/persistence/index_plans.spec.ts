@@ -19,6 +19,7 @@ import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import { preparedColumns } from '../../src/persistence/prepared_columns.ts'
 import { listRows } from '../../src/inbox/list.ts'
 import { sweepDue } from '../../src/inbox/expiry.ts'
+import { pendingByKind } from '../../src/telemetry/gauges.ts'
 
 type Sent = SentStatement
 
@@ -139,6 +140,20 @@ test.group(`Index plans | ${dbName()}`, (group) => {
     for (const statement of sent) {
       assert.include(await planOf(db, statement), 'agent_tool_calls_expiry_index')
     }
+  })
+
+  test('the metrics’ pending gauges read the pending rows through the inbox index', async ({
+    assert,
+  }) => {
+    const sent = await selectsOf(db, async () => {
+      const [pending] = await pendingByKind()
+      assert.equal(Number(pending.total), 300)
+    })
+    assert.lengthOf(sent, 1)
+    // MySQL's indexes hold every row, each of these leading with the status: any of them searches it
+    const used =
+      db.connection().dialect.name === 'mysql' ? /_(inbox|expiry|ladder)_index/ : /_inbox_index/
+    assert.match(await planOf(db, sent[0]), used)
   })
 })
 

@@ -160,6 +160,16 @@ export const SUITES: PlannedSuite[] = [
     ],
   },
   {
+    name: 'telemetry',
+    parts: [
+      {
+        files: ['tests/telemetry/**/*.spec.ts'],
+        on: 'every',
+        why: 'metrics counted where rows and runs change must equal what the database holds',
+      },
+    ],
+  },
+  {
     name: 'browser',
     timeout: 120_000,
     parts: [

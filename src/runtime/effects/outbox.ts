@@ -27,6 +27,7 @@ import {
   readRows,
 } from '../../persistence/prepared_columns.ts'
 import debug from '../../debug.ts'
+import { recordFailedDeliveries } from '../../telemetry/metrics.ts'
 import type { AgentDefinition } from '../define_agent.ts'
 import { DEFAULT_EFFECT_RETRY, effectKey, retryWait, type EffectRetry } from './keys.ts'
 
@@ -246,6 +247,7 @@ export class Outbox {
       .where('claimed_by', this.#owner)
       .update(preparedColumns(effect, changes))
     Object.assign(effect, changes)
+    if (error !== null) recordFailedDeliveries('effects')
     debug('outbox: effect %s (%s) %s', effect.id, effect.name, error ?? 'done')
   }
 }
