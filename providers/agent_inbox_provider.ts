@@ -23,6 +23,7 @@ import type { LiveEmitter, LiveTransmit } from '../src/http/live.ts'
 import type { TransmitRoutes } from '../src/http/stream_guard.ts'
 import { exclusive, lockManager, LOCKS } from '../src/scale/exclusive.ts'
 import debug from '../src/debug.ts'
+import { configureTracing } from '../src/telemetry/tracing.ts'
 import '../src/types/extended.ts'
 
 export default class AgentInboxProvider {
@@ -99,6 +100,7 @@ export default class AgentInboxProvider {
       }
       const emitter = await this.app.container.make('emitter')
       const encryption = await this.app.container.make('encryption')
+      configureTracing(config.tracing)
       this.#agents = new Agents({
         agents: config.agents,
         limits: config.limits,

@@ -167,6 +167,7 @@ export class Inbox {
         ...(options.definitionDigest !== undefined && {
           definitionDigest: options.definitionDigest,
         }),
+        ...(options.openedTrace !== undefined && { openedTrace: options.openedTrace }),
         ...(recalled
           ? {
               status: 'answered',

@@ -29,6 +29,7 @@ import { approvalCheck } from './approval_check.ts'
 import { beat } from '../health/heartbeat.ts'
 import { digestOf, runtimeDefinitions } from './definitions.ts'
 import { hasDefinitionDigests } from '../persistence/schema_features.ts'
+import { sweepSpan } from '../telemetry/inbox_spans.ts'
 
 /**
  * The driver's options (run_driver.ts), but its agents and inbox, which
@@ -226,7 +227,11 @@ export class Agents {
    * @example
    * await agents.sweep({ resume: false }) // settle only; the web server resumes the runs
    */
-  async sweep(options: SweepOptions = {}): Promise<number> {
+  sweep(options: SweepOptions = {}): Promise<number> {
+    return sweepSpan(() => this.#sweep(options))
+  }
+
+  async #sweep(options: SweepOptions): Promise<number> {
     const { resume = true, now, batchSize } = options
     const resumed = new Set<string>()
     // Escalation steps first (docs/design.md §7.7): a row due for both is reminded, then expired

@@ -13,6 +13,7 @@ import type { InboxAccess } from '../http/access.ts'
 import type { LiveOptions } from '../http/live.ts'
 import type { ApprovalsConfig } from '../governance/policy.ts'
 import type { NotificationsConfig } from '../notify/dispatcher.ts'
+import type { TracingOptions } from '../telemetry/tracing.ts'
 
 export type * from '../questions/types.ts'
 export type {
@@ -80,6 +81,11 @@ export type AgentInboxConfig = {
     /** An adapter of config/queue.ts other than its default */
     adapter?: string
   }
+  /**
+   * What OpenTelemetry traces may carry (docs/guides/operating.md): the
+   * model's inputs and outputs, a person's answers. All off by default
+   */
+  tracing?: TracingOptions
 }
 
 /**
@@ -108,6 +114,7 @@ export type ResolvedAgentInboxConfig = {
   executorKind: 'inline' | 'queue' | 'custom'
   executor?: ExecutorFactory
   notifications: NotificationsConfig | null
+  tracing: TracingOptions
 }
 export type {
   AgentDefinition,
@@ -170,3 +177,4 @@ export type {
   ReplyLink,
   RowNotice,
 } from '../notify/main.ts'
+export type { TracingOptions } from '../telemetry/tracing.ts'
