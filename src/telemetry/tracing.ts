@@ -25,8 +25,19 @@ try {
   // Not installed: tracing stays off for good
 }
 
-/** The package's tracer: a proxy that turns real once the app registers a provider */
-const tracer: Tracer | undefined = api?.trace.getTracer('adonis-agent-inbox')
+/**
+ * The package's tracer: the API's proxy, which turns real once the app
+ * registers a provider. Asked again only when the global provider was
+ * replaced (`trace.disable()` then another registration).
+ */
+let cached: { provider: unknown; tracer: Tracer } | undefined
+function tracerOf(traceApi: Api['trace']): Tracer {
+  const provider = traceApi.getTracerProvider()
+  if (cached?.provider !== provider) {
+    cached = { provider, tracer: traceApi.getTracer('adonis-agent-inbox') }
+  }
+  return cached.tracer
+}
 
 /**
  * What traces may carry, from `tracing` in config/agents.ts.
@@ -106,8 +117,9 @@ export function inSpan<T>(
   work: (span: Span) => Promise<T>,
   options: SpanOptions = {}
 ): Promise<T> {
-  if (!tracer || !api) return work(NO_SPAN)
+  if (!api) return work(NO_SPAN)
   const { trace, context, SpanKind } = api
+  const tracer = tracerOf(trace)
   const parent = options.parent ? trace.setSpanContext(context.active(), options.parent) : undefined
   const spanOptions = {
     attributes,
@@ -136,12 +148,12 @@ export function inSpan<T>(
  * `options.startTime`, ended now.
  */
 export function recordSpan(name: string, attributes: Attributes, options: SpanOptions) {
-  if (!tracer || !api) return
+  if (!api) return
   const { trace, context } = api
   const parent = options.parent
     ? trace.setSpanContext(context.active(), options.parent)
     : context.active()
-  tracer
+  tracerOf(trace)
     .startSpan(name, { attributes, links: options.links, startTime: options.startTime }, parent)
     .end()
 }

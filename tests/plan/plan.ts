@@ -199,6 +199,18 @@ export const SUITES: PlannedSuite[] = [
     ],
   },
   {
+    name: 'telemetry',
+    timeout: 90_000,
+    parts: [
+      {
+        files: ['tests/telemetry/traces.spec.ts'],
+        on: 'pg',
+        needs: ['redis'],
+        why: 'spans across processes: the trace context a row stores is the only database part',
+      },
+    ],
+  },
+  {
     name: 'docs',
     timeout: 120_000,
     parts: [
