@@ -218,7 +218,8 @@ export async function measureDurableStep(
     const tracedStep = (performance.now() - started) / (steps + 1)
     spansPerStep = tracing.spans() / (steps + 1)
     await tracing.off()
-    if ((await traced.run(tracedRun.id))?.status !== 'completed') {
+    const tracedEnd = await traced.run(tracedRun.id)
+    if (tracedEnd?.status !== 'completed') {
       throw new Error('The traced bench run did not complete')
     }
     tracedSamples.push(tracedStep)
