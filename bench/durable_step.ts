@@ -18,6 +18,7 @@ import { defineAgent } from '../src/runtime/define_agent.ts'
 import { defineTool } from '../src/runtime/define_tool.ts'
 import { sqlDiagnostics } from '../src/persistence/sqlite_writes.ts'
 import { spread, type Spread } from './stats.ts'
+import { tracingOn } from './tracing.ts'
 
 const PAYLOAD = 'x'.repeat(1024)
 
@@ -147,6 +148,12 @@ export type StepFigures = {
   plainStep: Spread
   /** package step / (insert floor + plain step), per repetition */
   ratio: Spread
+  /** ms per step through the package with tracing on (bench/tracing.ts) */
+  tracedStep: Spread
+  /** traced step / untraced step, per repetition */
+  tracedRatio: Spread
+  /** spans per step with tracing on */
+  spansPerStep: number
   statementsPerStep: number
   commitsPerStep: number
 }
@@ -170,6 +177,9 @@ export async function measureDurableStep(
   const floorSamples: number[] = []
   const plainSamples: number[] = []
   const ratios: number[] = []
+  const tracedSamples: number[] = []
+  const tracedRatios: number[] = []
+  let spansPerStep = 0
   let counted = { statements: 0, commits: 0 }
 
   for (let round = 0; round < repetitions; round++) {
@@ -199,6 +209,22 @@ export async function measureDurableStep(
     const durable = (performance.now() - started) / (steps + 1)
     counted = { statements, commits }
 
+    // The same run with tracing on: a real SDK provider, an in-memory exporter
+    const tracing = tracingOn()
+    const traced = stepperAgents(steps)
+    started = performance.now()
+    const tracedRun = await traced.start('stepper', { input: 'Look up every key', owner: null })
+    await traced.idle()
+    const tracedStep = (performance.now() - started) / (steps + 1)
+    spansPerStep = tracing.spans() / (steps + 1)
+    await tracing.off()
+    const tracedEnd = await traced.run(tracedRun.id)
+    if (tracedEnd?.status !== 'completed') {
+      throw new Error('The traced bench run did not complete')
+    }
+    tracedSamples.push(tracedStep)
+    tracedRatios.push(tracedStep / durable)
+
     floorSamples.push(floor)
     plainSamples.push(plain)
     packageSamples.push(durable)
@@ -210,6 +236,9 @@ export async function measureDurableStep(
     insertFloor: spread(floorSamples),
     plainStep: spread(plainSamples),
     ratio: spread(ratios),
+    tracedStep: spread(tracedSamples),
+    tracedRatio: spread(tracedRatios),
+    spansPerStep,
     statementsPerStep: counted.statements / (steps + 1),
     commitsPerStep: counted.commits / (steps + 1),
   }

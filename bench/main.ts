@@ -113,6 +113,13 @@ for (const name of values.db.split(',').map((item) => item.trim()) as DbName[]) 
       cell('one step of the plain AI SDK loop (ms, floor)', '', name, formatSpread(step.plainStep))
       cell('package / (insert + plain step)', '≤ 1.5×', name, formatSpread(step.ratio, '×'))
       cell(
+        `per step with tracing on (ms; ${formatNumber(step.spansPerStep)} spans a step)`,
+        '',
+        name,
+        formatSpread(step.tracedStep)
+      )
+      cell('tracing on / off, per step', '≤ 1.15×', name, formatSpread(step.tracedRatio, '×'))
+      cell(
         'SQL statements per step (commits)',
         '≤ 3 (1–2)',
         name,

@@ -24,6 +24,7 @@ import type { TransmitRoutes } from '../src/http/stream_guard.ts'
 import { exclusive, lockManager, LOCKS } from '../src/scale/exclusive.ts'
 import debug from '../src/debug.ts'
 import { startMetrics } from '../src/telemetry/metrics.ts'
+import { configureTracing } from '../src/telemetry/tracing.ts'
 import '../src/types/extended.ts'
 
 export default class AgentInboxProvider {
@@ -102,6 +103,7 @@ export default class AgentInboxProvider {
       }
       const emitter = await this.app.container.make('emitter')
       const encryption = await this.app.container.make('encryption')
+      configureTracing(config.telemetry.tracing)
       this.#agents = new Agents({
         agents: config.agents,
         limits: config.limits,

@@ -74,7 +74,10 @@ export function defineConfig(
     executorKind: typeof config.executor === 'function' ? 'custom' : (config.executor ?? 'inline'),
     executor: config.executor === 'queue' ? await queueExecutor(config) : executorFactory(config),
     notifications: config.notifications ?? null,
-    telemetry: { metrics: metricsOptions(config.telemetry?.metrics) },
+    telemetry: {
+      metrics: metricsOptions(config.telemetry?.metrics),
+      tracing: config.telemetry?.tracing ?? {},
+    },
   }))
 }
 

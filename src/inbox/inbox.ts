@@ -168,6 +168,7 @@ export class Inbox {
         ...(options.definitionDigest !== undefined && {
           definitionDigest: options.definitionDigest,
         }),
+        ...(options.openedTrace !== undefined && { openedTrace: options.openedTrace }),
         ...(recalled
           ? {
               status: 'answered',

@@ -23,6 +23,7 @@ import { appendNotices, type Notice } from './notices.ts'
 import { approverRecords, quorumOf, votesOf } from './votes.ts'
 import { waitsForAnswers } from './wait.ts'
 import debug from '../debug.ts'
+import { ladderSpan } from '../telemetry/inbox_spans.ts'
 
 export type LadderOptions = {
   now: DateTime
@@ -73,7 +74,7 @@ async function batch(trx: TransactionClientContract, size: number, options: Ladd
   const rows = readRows(ToolCall, await query)
   const steps: LadderRun[] = []
   for (const row of rows) {
-    const step = await runStep(trx, row, options)
+    const step = await ladderSpan(row, row.ladderStep, () => runStep(trx, row, options))
     if (step) steps.push(step)
   }
   return { steps, claimed: rows.length }

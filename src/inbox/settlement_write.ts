@@ -14,6 +14,7 @@ import { InboxEvent } from '../persistence/models/inbox_event.ts'
 import { preparedColumns } from '../persistence/prepared_columns.ts'
 import { guardedWrite, type Condition } from '../persistence/guarded_write.ts'
 import { eventColumns, type AuditEntry } from './audit_log.ts'
+import { settleSpan } from '../telemetry/inbox_spans.ts'
 
 /**
  * Writes `changes` over `row` if it is still pending, unexpired at `now`
@@ -28,21 +29,23 @@ export function writeSettlement(
   grant: Grant | null
 ): Promise<boolean> {
   const at = preparedColumns(row, { expiresAt: now }).expires_at
-  return guardedWrite({
-    model: ToolCall,
-    set: preparedColumns(row, { ...changes, updatedAt: now }),
-    where: [
-      ['id = ?', row.id],
-      ["status = 'pending'"],
-      ['(expires_at is null or expires_at > ?)', at],
-      // No ladder step ran since the read: a reassign changes who may settle (docs/design.md §7.7)
-      ...(typeof row.ladderStep === 'number'
-        ? [['ladder_step = ?', row.ladderStep] as Condition]
-        : []),
-    ],
-    inserts: [
-      [Grant.table, grant ? [preparedColumns(grant, grant.$attributes)] : []],
-      [InboxEvent.table, eventColumns(entries)],
-    ],
-  })
+  return settleSpan(row, changes, (traced) =>
+    guardedWrite({
+      model: ToolCall,
+      set: preparedColumns(row, { ...traced, updatedAt: now }),
+      where: [
+        ['id = ?', row.id],
+        ["status = 'pending'"],
+        ['(expires_at is null or expires_at > ?)', at],
+        // No ladder step ran since the read: a reassign changes who may settle (docs/design.md §7.7)
+        ...(typeof row.ladderStep === 'number'
+          ? [['ladder_step = ?', row.ladderStep] as Condition]
+          : []),
+      ],
+      inserts: [
+        [Grant.table, grant ? [preparedColumns(grant, grant.$attributes)] : []],
+        [InboxEvent.table, eventColumns(entries)],
+      ],
+    })
+  )
 }

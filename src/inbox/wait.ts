@@ -96,4 +96,6 @@ export type OpenOptions = {
   ladder?: LadderStep[]
   /** The fingerprint of the agent's definition it is asked under (runtime/definitions.ts) */
   definitionDigest?: string
+  /** The traceparent of the drive that opens it, while traced (src/telemetry/) */
+  openedTrace?: string
 }

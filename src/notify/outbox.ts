@@ -23,6 +23,7 @@ import type { Notifier, NotifierContext, Recipient, ReplyLink, RowNotice } from 
 import { heldUntil, quietUntil, type Preferences } from './schedule.ts'
 import debug from '../debug.ts'
 import { recordFailedDeliveries } from '../telemetry/metrics.ts'
+import { deliverySpan } from '../telemetry/inbox_spans.ts'
 
 export type OutboxOptions = {
   now: DateTime
@@ -54,7 +55,13 @@ export async function dispatchDue(options: OutboxOptions): Promise<number> {
     const prefs = new Map<string, Preferences | null>()
     for (const { person_id: id } of people) prefs.set(id, await options.preferences(id))
     const claims = await batchTransaction(Notification, (trx) => claim(trx, prefs, options.now))
-    for (const item of claims) sent += await deliver(item, options)
+    for (const item of claims) {
+      const attributes = {
+        'agent_inbox.notices': item.entries.length,
+        'agent_inbox.digest': String(item.digest),
+      }
+      sent += await deliverySpan('notification', attributes, () => deliver(item, options))
+    }
     if (people.length < 100) return sent
   }
 }

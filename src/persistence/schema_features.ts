@@ -13,6 +13,7 @@ import { AgentRun } from './models/agent_run.ts'
 import debug from '../debug.ts'
 
 const asked = new WeakMap<object, Promise<boolean>>()
+const askedTraces = new WeakMap<object, Promise<boolean>>()
 
 /**
  * Whether `agent_runs` and `agent_tool_calls` have `definition_digest`
@@ -39,6 +40,29 @@ export function hasDefinitionDigests(): Promise<boolean> {
         return true
       })
     asked.set(knex, known)
+  }
+  return known
+}
+
+/**
+ * Whether `agent_tool_calls` has `opened_trace` and `settled_trace` (the
+ * package's fourth migration). Asked only while tracing is on; assumed
+ * absent when the schema cannot be read: a trace context is never worth a
+ * failed write.
+ */
+export function hasTraceContexts(): Promise<boolean> {
+  const client = AgentRun.$adapter.modelConstructorClient(AgentRun)
+  const knex = client.getWriteClient()
+  let known = askedTraces.get(knex)
+  if (!known) {
+    known = knex.schema
+      .hasColumn('agent_tool_calls', 'settled_trace')
+      .then((has) => {
+        if (!has) debug('no trace context columns: the migrations are behind')
+        return has
+      })
+      .catch(() => false)
+    askedTraces.set(knex, known)
   }
   return known
 }

@@ -30,6 +30,7 @@ import { beat } from '../health/heartbeat.ts'
 import { digestOf, runtimeDefinitions } from './definitions.ts'
 import { hasDefinitionDigests } from '../persistence/schema_features.ts'
 import { recordRecovered } from '../telemetry/metrics.ts'
+import { sweepSpan } from '../telemetry/inbox_spans.ts'
 
 /**
  * The driver's options (run_driver.ts), but its agents and inbox, which
@@ -216,19 +217,21 @@ export class Agents {
    * `agents:row:settled` per row and `agents:run:cancelled` per run after
    * each batch commits. Returns how many rows expired.
    *
-   * With `resume` (the default, as the web server's periodic sweep runs
-   * it) the runs of the settled rows are handed to the executor, and so
-   * are waiting runs with nothing pending left (settled by a process that
-   * did not resume them, such as `node ace agents:sweep`). With `resume:
-   * false` nothing is scheduled: the sweep returns as soon as the rows are
-   * settled.
+   * With `resume` (the default, as the web server's sweep runs it) the runs
+   * of the settled rows are handed to the executor, and so are waiting runs
+   * with nothing pending (settled by a process that did not resume them,
+   * such as `node ace agents:sweep`). `resume: false` schedules nothing.
    *
    * Ladder steps due run first. `now` moves the clock (tests).
    *
    * @example
    * await agents.sweep({ resume: false }) // settle only; the web server resumes the runs
    */
-  async sweep(options: SweepOptions = {}): Promise<number> {
+  sweep(options: SweepOptions = {}): Promise<number> {
+    return sweepSpan(() => this.#sweep(options))
+  }
+
+  async #sweep(options: SweepOptions): Promise<number> {
     const { resume = true, now, batchSize } = options
     const resumed = new Set<string>()
     // Escalation steps first (docs/design.md §7.7): a row due for both is reminded, then expired

@@ -46,6 +46,7 @@ import { RUN_FAILURES } from '../errors.ts'
 import { RunState } from './run_state.ts'
 import type { ExecutorLogger } from './executor.ts'
 import { recordStep } from '../telemetry/metrics.ts'
+import * as spans from '../telemetry/run_spans.ts'
 
 export type RunDriverOptions = {
   agents: Map<string, AgentDefinition>
@@ -114,7 +115,7 @@ export class RunDriver {
    */
   async drive(runId: string): Promise<RunStatus | 'busy'> {
     try {
-      return await this.#drive(runId)
+      return await spans.driveSpan(runId, () => this.#drive(runId))
     } catch (error) {
       // The executor logs it; the run row shows it until the run moves on
       await this.#state.noteError(runId, error)
@@ -125,11 +126,8 @@ export class RunDriver {
   async #drive(runId: string): Promise<RunStatus | 'busy'> {
     for (;;) {
       const status = await this.#driveOnce(runId)
-      /*
-       * A resume that arrived while this driver held the run was refused
-       * as 'busy' (here or on another process). A waiting run with nothing
-       * pending is exactly that case: drive it again rather than drop it.
-       */
+      // A resume refused as 'busy' while this driver held the run (here or on
+      // another process) leaves it waiting with nothing pending: drive it again
       if (status !== 'waiting' || (await this.#hasPending(runId))) return status
     }
   }
@@ -181,6 +179,7 @@ export class RunDriver {
     const agent = this.#agents.get(run.agent)
     // Renamed or removed by a deploy since the run started: it ends, its rows closed
     if (!agent) return this.#state.failUnknownAgent(run)
+    spans.describeDrive(run)
     try {
       await loadMcpTools(agent)
     } catch (error) {
@@ -247,6 +246,7 @@ export class RunDriver {
           if (call.invalid || done.has(call.toolCallId)) continue
           const stored = rowCallId(step, call.toolCallId, earlier)
           const row = rows.find((candidate) => candidate.toolCallId === stored)
+          spans.linkWoken(row)
           const handlers = context.handlersRun
           const output =
             call.toolName === ASK_TOOL_NAME
@@ -269,7 +269,7 @@ export class RunDriver {
           `The run reached its limit of ${agent.maxSteps} model calls without a final answer`
         )
       }
-      const status = await this.#callModel(context, steps + 1)
+      const status = await spans.stepSpan(context, steps + 1, (n) => this.#callModel(context, n))
       if (status) return status
     }
   }
@@ -298,6 +298,7 @@ export class RunDriver {
         messages,
         tools,
         providerOptions: agent.providerOptions,
+        telemetry: spans.modelTelemetry(agent.name),
       })
     } catch (error) {
       const retryable =
@@ -310,6 +311,7 @@ export class RunDriver {
       )
     }
     await this.#shared.onCheckpoint?.('after-model-call', run.id)
+    spans.noteModelResult(result)
 
     const toolCalls = result.toolCalls.map((call) => ({
       toolCallId: call.toolCallId,

@@ -19,6 +19,7 @@ import { runAgentOf } from '../inbox/rows.ts'
 import debug from '../debug.ts'
 import { observeGauges } from './gauges.ts'
 import { ATTR } from './attributes.ts'
+import { otel } from './otel_api.ts'
 
 /** `telemetry.metrics` in config/agents.ts, when an object */
 export type MetricsOptions = {
@@ -88,12 +89,11 @@ let live: Instruments | null = null
  * Returns what stops them (the provider calls it at shutdown).
  */
 export async function startMetrics(options: MetricsOptions = {}): Promise<() => void> {
-  const api = await import('@opentelemetry/api').catch(() => null)
-  if (!api) {
+  if (!otel) {
     debug('metrics: @opentelemetry/api is not installed')
     return () => {}
   }
-  const meter = api.metrics.getMeter('adonis-agent-inbox')
+  const meter = otel.metrics.getMeter('adonis-agent-inbox')
   const mine = instruments(meter)
   live = mine
   const stopGauges = options.gauges === false ? () => {} : observeGauges(meter)

@@ -13,6 +13,7 @@ import type { InboxAccess } from '../http/access.ts'
 import type { LiveOptions } from '../http/live.ts'
 import type { ApprovalsConfig } from '../governance/policy.ts'
 import type { NotificationsConfig } from '../notify/dispatcher.ts'
+import type { TracingOptions } from '../telemetry/tracing.ts'
 
 export type * from '../questions/types.ts'
 export type {
@@ -82,10 +83,11 @@ export type AgentInboxConfig = {
   }
   /**
    * OpenTelemetry (docs/guides/operating.md#metrics): `metrics: false` turns
-   * the metrics off; `{ gauges: false }` keeps them but the gauges that read
-   * the database on each collection
+   * the metrics off (`{ gauges: false }` keeps them but the gauges that read
+   * the database on each collection); `tracing` says what traces may carry:
+   * the model's inputs and outputs, a person's answers, all off by default
    */
-  telemetry?: { metrics?: boolean | { gauges?: boolean } }
+  telemetry?: { metrics?: boolean | { gauges?: boolean }; tracing?: TracingOptions }
 }
 
 /**
@@ -114,7 +116,7 @@ export type ResolvedAgentInboxConfig = {
   executorKind: 'inline' | 'queue' | 'custom'
   executor?: ExecutorFactory
   notifications: NotificationsConfig | null
-  telemetry: { metrics: { gauges?: boolean } | false }
+  telemetry: { metrics: { gauges?: boolean } | false; tracing: TracingOptions }
 }
 export type {
   AgentDefinition,
@@ -177,3 +179,4 @@ export type {
   ReplyLink,
   RowNotice,
 } from '../notify/main.ts'
+export type { TracingOptions } from '../telemetry/tracing.ts'

@@ -161,11 +161,19 @@ export const SUITES: PlannedSuite[] = [
   },
   {
     name: 'telemetry',
+    timeout: 90_000,
     parts: [
       {
         files: ['tests/telemetry/**/*.spec.ts'],
+        except: ['tests/telemetry/traces.spec.ts'],
         on: 'every',
         why: 'metrics counted where rows and runs change must equal what the database holds',
+      },
+      {
+        files: ['tests/telemetry/traces.spec.ts'],
+        on: 'pg',
+        needs: ['redis'],
+        why: 'spans across processes: the trace context a row stores is the only database part',
       },
     ],
   },

@@ -159,6 +159,14 @@ export class ToolCall extends BaseModel {
   @column()
   declare definitionDigest: string | null
 
+  /** The W3C traceparent of the drive that opened the row, when traced (src/telemetry/) */
+  @column()
+  declare openedTrace: string | null
+
+  /** The W3C traceparent of the settle, when traced (src/telemetry/) */
+  @column()
+  declare settledTrace: string | null
+
   @column.dateTime({ autoCreate: true })
   declare createdAt: DateTime
 

@@ -15,6 +15,7 @@
  * rolled back still shows on the run's timeline as a retry.
  */
 
+import { toolSpan } from '../../telemetry/run_spans.ts'
 import { DateTime } from 'luxon'
 import type { TransactionClientContract } from '@adonisjs/lucid/types/database'
 import type { AgentEffect } from '../../persistence/models/agent_effect.ts'
@@ -126,7 +127,9 @@ async function runHandler(
   let value: unknown
   try {
     context.handlersRun++
-    value = (await definition.handle(args, { ...handlerContext, after })) ?? null
+    value =
+      (await toolSpan(row, async () => definition.handle(args, { ...handlerContext, after }))) ??
+      null
   } finally {
     open = false
   }

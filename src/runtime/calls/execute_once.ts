@@ -6,6 +6,7 @@
  * created by the inbox.
  */
 
+import { toolSpan } from '../../telemetry/run_spans.ts'
 import { DateTime } from 'luxon'
 import { ToolCall } from '../../persistence/models/tool_call.ts'
 import { affectedRows, preparedColumns } from '../../persistence/prepared_columns.ts'
@@ -133,7 +134,7 @@ export async function executeOnce(
       waits: definition.opensWaits && canAsk(run, context.agent) ? toolWaits(context) : undefined,
     }
     context.handlersRun++
-    const value = (await definition.handle(args, handlerContext)) ?? null
+    const value = (await toolSpan(row, async () => definition.handle(args, handlerContext))) ?? null
     outcome = { ran: true, execution: 'succeeded', result: { value } }
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)

@@ -12,6 +12,7 @@ import { CANCELLED, WAIT, type CallContext } from './context.ts'
 import { expiry, openWait, recall } from './waits.ts'
 import type { AgentDefinition } from '../define_agent.ts'
 import type { RunMemory } from '../run_memory.ts'
+import { linkWoken } from '../../telemetry/trace_context.ts'
 
 /**
  * The intake row: created before the first model call, answered like
@@ -55,6 +56,7 @@ export async function handleIntake(context: CallContext) {
   }
   if (row.status === 'pending') return WAIT
   if (row.status === 'cancelled') return CANCELLED
+  linkWoken(row)
   const outcome = row.outcome as QuestionOutcome
   return `Intake form, answered before you started:\n${outcome.text}`
 }

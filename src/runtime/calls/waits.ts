@@ -18,6 +18,7 @@ import type { CallContext } from './context.ts'
 import { digestOf } from '../definitions.ts'
 import { hasDefinitionDigests } from '../../persistence/schema_features.ts'
 import type { LadderStep } from '../../governance/ladder.ts'
+import { openedTrace } from '../../telemetry/trace_context.ts'
 
 /**
  * Opens a wait of the run through the inbox and keeps the row in `rows`.
@@ -27,6 +28,7 @@ export async function openWait(context: CallContext, wait: WaitRequest, options:
     ...options,
     sequence: context.memory.takeRowSequence(),
     definitionDigest: (await hasDefinitionDigests()) ? digestOf(context.agent) : undefined,
+    ...(await openedTrace()),
   })
   context.rows.push(row)
   return row

@@ -30,6 +30,7 @@ import debug from '../../debug.ts'
 import { recordFailedDeliveries } from '../../telemetry/metrics.ts'
 import type { AgentDefinition } from '../define_agent.ts'
 import { DEFAULT_EFFECT_RETRY, effectKey, retryWait, type EffectRetry } from './keys.ts'
+import { deliverySpan } from '../../telemetry/inbox_spans.ts'
 
 /** An effect a handler asked for, not yet written */
 export type AskedEffect = { name: string; data: unknown }
@@ -222,12 +223,21 @@ export class Outbox {
       error = `No effect "${effect.name}" on tool "${effect.toolName}" of agent "${agent}"`
     } else {
       try {
-        await run(effect.payload, {
-          idempotencyKey: effect.idempotencyKey,
-          runId: effect.runId,
-          rowId: effect.rowId,
-          attempt: effect.attempts,
-        })
+        const attributes = {
+          'agent_inbox.effect.name': effect.name,
+          'agent_inbox.idempotency_key': effect.idempotencyKey,
+          'agent_inbox.run.id': effect.runId,
+          'agent_inbox.row.id': effect.rowId,
+          'agent_inbox.delivery.attempt': effect.attempts,
+        }
+        await deliverySpan('effect', attributes, async () =>
+          run(effect.payload, {
+            idempotencyKey: effect.idempotencyKey,
+            runId: effect.runId,
+            rowId: effect.rowId,
+            attempt: effect.attempts,
+          })
+        )
       } catch (thrown) {
         error = thrown instanceof Error ? thrown.message : String(thrown)
       }
