@@ -165,7 +165,7 @@ export const SUITES: PlannedSuite[] = [
     parts: [
       {
         files: ['tests/telemetry/**/*.spec.ts'],
-        except: ['tests/telemetry/traces.spec.ts'],
+        except: ['tests/telemetry/traces.spec.ts', 'tests/telemetry/without_api.spec.ts'],
         on: 'every',
         why: 'metrics counted where rows and runs change must equal what the database holds',
       },
@@ -174,6 +174,11 @@ export const SUITES: PlannedSuite[] = [
         on: 'pg',
         needs: ['redis'],
         why: 'spans across processes: the trace context a row stores is the only database part',
+      },
+      {
+        files: ['tests/telemetry/without_api.spec.ts'],
+        on: 'sqlite',
+        why: 'the package loading without the optional OpenTelemetry API: no database',
       },
     ],
   },
