@@ -149,6 +149,26 @@ export type {
   TimelineEntry,
 } from '../http/timeline.ts'
 export type { HistoryFilters } from '../http/history_query.ts'
+export type {
+  AgeBucket,
+  CancelBody,
+  ConsoleAction,
+  ConsoleActionResult,
+  ConsoleCharts,
+  ConsoleCounts,
+  ConsoleFailingDelivery,
+  ConsoleFeedback,
+  ConsoleLists,
+  ConsoleOverdueRow,
+  ConsoleProps,
+  ConsoleRun,
+  DailySeries,
+  DecisionChart,
+  DecisionTimes,
+  PendingAgeChart,
+  ReassignBody,
+  RetryBody,
+} from '../console/props.ts'
 export type { ErrorEntry, ErrorReport, ErrorResponseBody } from '../errors.ts'
 export type {
   ApprovalsConfig,
