@@ -73,6 +73,7 @@ export function defineConfig(
     executorKind: typeof config.executor === 'function' ? 'custom' : (config.executor ?? 'inline'),
     executor: config.executor === 'queue' ? await queueExecutor(config) : executorFactory(config),
     notifications: config.notifications ?? null,
+    console: config.console ?? {},
   }))
 }
 

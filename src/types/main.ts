@@ -13,6 +13,7 @@ import type { InboxAccess } from '../http/access.ts'
 import type { LiveOptions } from '../http/live.ts'
 import type { ApprovalsConfig } from '../governance/policy.ts'
 import type { NotificationsConfig } from '../notify/dispatcher.ts'
+import type { ConsoleConfig } from '../console/access.ts'
 
 export type * from '../questions/types.ts'
 export type {
@@ -73,6 +74,11 @@ export type AgentInboxConfig = {
    * person's preferences, and the app's URL for the links in mails
    */
   notifications?: NotificationsConfig
+  /**
+   * The operator's console (docs/guides/operating.md#the-console): who may
+   * use it, who a row may be reassigned to, when a row is overdue
+   */
+  console?: ConsoleConfig
   /** With `executor: 'queue'`: where the jobs go */
   queue?: {
     /** The queue's name; default `'default'`, the one `queue:work` serves */
@@ -108,6 +114,7 @@ export type ResolvedAgentInboxConfig = {
   executorKind: 'inline' | 'queue' | 'custom'
   executor?: ExecutorFactory
   notifications: NotificationsConfig | null
+  console: ConsoleConfig
 }
 export type {
   AgentDefinition,
@@ -169,6 +176,7 @@ export type {
   ReassignBody,
   RetryBody,
 } from '../console/props.ts'
+export type { ConsoleConfig } from '../console/access.ts'
 export type { ErrorEntry, ErrorReport, ErrorResponseBody } from '../errors.ts'
 export type {
   ApprovalsConfig,
