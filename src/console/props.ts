@@ -64,8 +64,10 @@ export type ConsoleActionResult =
  * (a run's for Retry and Cancel, a row's for Reassign; named `rowId` as
  * on the inbox, where the package's errors flash it), and either what was
  * done or the error the action met (its status and the package's error
- * body: 409 E_NOT_RETRYABLE for a finished run retried, 422 for an
- * unknown person, 404, 403). Null when the page sent nothing.
+ * body: 409 E_RUN_NOT_ACTIONABLE for a run retried that has not failed
+ * or a finished run cancelled, 409 E_ALREADY_SETTLED for a row settled
+ * meanwhile, 422 E_INVALID_REPLY for an unknown person, 404, 403
+ * E_NOT_AN_OPERATOR). Null when the page sent nothing.
  */
 export type ConsoleFeedback = {
   rowId: string | null
