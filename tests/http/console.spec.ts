@@ -44,7 +44,7 @@ test.group(`Console | ${dbName()}`, (group) => {
         inbox: { identify: (ctx) => ctx.request.header('x-person') ?? null },
         console: { authorize: (_ctx, who) => who === 'ops' },
       }),
-      preload: async (app) => registerConsoleRoutes(await app.container.make('router')),
+      preload: async (app) => void registerConsoleRoutes(await app.container.make('router')),
     })
     agents = await httpApp.app.container.make('agents.runtime')
 
