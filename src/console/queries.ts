@@ -120,12 +120,13 @@ export const CONSOLE_QUERIES = {
       plan.window
     ),
 
-  /** Rows settled per day (agent_tool_calls_settled_index) */
+  /** Rows settled per day (agent_tool_calls_settled_index: its predicate, status <> 'auto', is carried) */
   settledPerDay: (client: QueryClientContract, plan: ConsolePlan) =>
     perDay(
       client,
       client
         .from(ToolCall.table)
+        .where('status', '<>', 'auto')
         .whereNotNull('settled_at')
         .where('settled_at', '>=', at(plan.window.starts[0]) as any)
         .where('settled_at', '<', at(plan.window.end) as any),
@@ -133,22 +134,21 @@ export const CONSOLE_QUERIES = {
       plan.window
     ),
 
-  /** The window's last DECISION_SAMPLE decisions a person made (agent_tool_calls_settled_index) */
+  /**
+   * The window's last DECISION_SAMPLE decisions a person made
+   * (agent_tool_calls_settled_index); their runs' agents are read after,
+   * by primary key (`agentsOfRuns`), rather than joined: a join let
+   * PostgreSQL hash the whole runs table
+   */
   decisions: (client: QueryClientContract, plan: ConsolePlan) =>
     client
       .from(ToolCall.table)
-      .leftJoin(AgentRun.table, `${AgentRun.table}.id`, `${ToolCall.table}.run_id`)
-      .select(
-        `${AgentRun.table}.agent`,
-        `${ToolCall.table}.tool_name`,
-        `${ToolCall.table}.answered_by`,
-        `${ToolCall.table}.created_at`,
-        `${ToolCall.table}.settled_at`
-      )
-      .whereNotNull(`${ToolCall.table}.settled_at`)
-      .where(`${ToolCall.table}.settled_at`, '>=', at(plan.window.starts[0]) as any)
-      .whereNotNull(`${ToolCall.table}.answered_by`)
-      .orderBy(`${ToolCall.table}.settled_at`, 'desc')
+      .select('run_id', 'tool_name', 'answered_by', 'created_at', 'settled_at')
+      .where('status', '<>', 'auto')
+      .whereNotNull('settled_at')
+      .where('settled_at', '>=', at(plan.window.starts[0]) as any)
+      .whereNotNull('answered_by')
+      .orderBy('settled_at', 'desc')
       .limit(DECISION_SAMPLE),
 
   /** Failed runs, last failed first (agent_runs_status_updated_index) */

@@ -137,8 +137,10 @@ export async function readConsole(options: ConsoleReadOptions): Promise<ConsoleF
     })
   }
 
-  const decisions: Decision[] = readRows(ToolCall, sample).map((row) => ({
-    agent: (row.$extras.agent as string | null) ?? null,
+  const decided = readRows(ToolCall, sample)
+  const agentOf = await runAgents(decided.flatMap((row) => (row.runId ? [row.runId] : [])))
+  const decisions: Decision[] = decided.map((row) => ({
+    agent: row.runId ? (agentOf.get(row.runId) ?? null) : null,
     tool: row.toolName,
     approver: row.answeredBy!,
     ms: Math.max(0, row.settledAt!.toMillis() - row.createdAt.toMillis()),
@@ -228,16 +230,23 @@ export async function readConsole(options: ConsoleReadOptions): Promise<ConsoleF
   }
 }
 
-/** The overdue rows as listed: their agent, and who may settle each now */
-async function overdueList(rows: ToolCall[]): Promise<ConsoleOverdueRow[]> {
-  if (rows.length === 0) return []
-  const runIds = [...new Set(rows.flatMap((row) => (row.runId ? [row.runId] : [])))]
+/** The agents of runs by id, read by primary key a thousand at a time */
+async function runAgents(ids: string[]): Promise<Map<string, string>> {
+  const runIds = [...new Set(ids)]
   const agents = new Map<string, string>()
-  if (runIds.length > 0) {
-    for (const run of await agentsOfRuns(consoleClient(), runIds)) {
+  for (let offset = 0; offset < runIds.length; offset += 1000) {
+    const chunk = runIds.slice(offset, offset + 1000)
+    for (const run of await agentsOfRuns(consoleClient(), chunk)) {
       agents.set(String(run.id), String(run.agent))
     }
   }
+  return agents
+}
+
+/** The overdue rows as listed: their agent, and who may settle each now */
+async function overdueList(rows: ToolCall[]): Promise<ConsoleOverdueRow[]> {
+  if (rows.length === 0) return []
+  const agents = await runAgents(rows.flatMap((row) => (row.runId ? [row.runId] : [])))
   const votes = await quorumVotes(rows)
   return rows.map((row) => {
     const spec = quorumOf(row)
