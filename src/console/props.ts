@@ -15,8 +15,8 @@
  * committed on its own, saying what changed.
  */
 
-import type { ErrorReport } from '../http_facing_exception.ts'
-import type { People, RunSummary } from '../http/cards.ts'
+import type { ErrorReport } from '../errors.ts'
+import type { RunSummary } from '../runtime/run_summary.ts'
 import type { RunStatus } from '../persistence/models/agent_run.ts'
 import type { ToolCallKind } from '../persistence/models/tool_call.ts'
 
@@ -221,8 +221,8 @@ export type ConsoleProps = {
   counts: ConsoleCounts
   charts: ConsoleCharts
   lists: ConsoleLists
-  /** Names of every person the props mention, by id */
-  people: People
+  /** Names of every person the props mention, by id (as the inbox's `People`) */
+  people: Record<string, string>
   /** The console's own URL (actions post under it) and the inbox's */
   consoleUrl: string
   inboxUrl: string
