@@ -10,7 +10,7 @@ import { DateTime } from 'luxon'
 import type { AgentRun } from '../persistence/models/agent_run.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
 import { readRows } from '../persistence/prepared_columns.ts'
-import { runSummary } from '../http/cards.ts'
+import { runSummary } from '../runtime/run_summary.ts'
 import { quorumOf, quorumVotes } from '../inbox/votes.ts'
 import { settlers } from '../governance/ladder.ts'
 import {
