@@ -4,22 +4,22 @@
  * that every settlement resumes its run through the executor.
  */
 
-import { DateTime } from 'luxon'
-import { E_NOT_FOUND, E_NOT_RETRYABLE } from '../errors.ts'
+import type { DateTime } from 'luxon'
+import { E_NOT_FOUND } from '../errors.ts'
 import type { EventSink } from '../events.ts'
 import { Inbox } from '../inbox/inbox.ts'
 import type { ApprovalsConfig } from '../governance/policy.ts'
-import { cancelRuns, type ExpiryBatch } from '../inbox/expiry.ts'
+import type { ExpiryBatch } from '../inbox/expiry.ts'
 import { AgentRun, isFinished } from '../persistence/models/agent_run.ts'
-import { JournalRow } from '../persistence/models/journal_row.ts'
-import { isRowId, type ToolCall } from '../persistence/models/tool_call.ts'
-import { transaction } from '../persistence/transaction.ts'
+import type { ToolCall } from '../persistence/models/tool_call.ts'
+import type { Actor } from '../inbox/audit_log.ts'
 import type { QuestionLimits } from '../questions/types.ts'
 import debug from '../debug.ts'
 import type { AgentDefinition } from './define_agent.ts'
 import { strandedRuns, waitingWithNothingPending } from './stranded.ts'
 import { InlineExecutor, type ExecutorLogger, type RunExecutor } from './executor.ts'
 import { runRecord } from './journal.ts'
+import { cancelRun, findRun, retryRun } from './run_actions.ts'
 import { editedArgsValidator, inputSchemaOf } from './edited_args.ts'
 import { listRuns, type RunQuery } from './run_list.ts'
 import { RunDriver, type RunDriverOptions } from './run_driver.ts'
@@ -55,16 +55,6 @@ export type StartOptions = {
   owner: string | null
   /** Set when another run starts this one: it cannot ask (docs/design.md §4.1) */
   parentRunId?: string
-}
-
-/**
- * A run by its id exactly as it was written (a lowercase UUID), or null:
- * MySQL's and MariaDB's default collations would find it by its id in
- * capitals too, where SQLite and PostgreSQL do not, and a run has one id
- * on every database. Anything that is no UUID never reaches SQL.
- */
-function findRun(id: string): Promise<AgentRun | null> {
-  return isRowId(id) ? AgentRun.find(id) : Promise.resolve(null)
 }
 
 /**
@@ -156,43 +146,22 @@ export class Agents {
 
   /**
    * Cancels a run: its pending rows become `cancelled`, so late replies get
-   * E_CANCELLED. Finished runs are left as they are. The run and its rows
-   * change in one transaction, the run locked first, as the expiry sweep's
-   * `cancel` rule does it (src/inbox/expiry.ts).
+   * E_CANCELLED. Finished runs are left as they are (./run_actions.ts).
+   * With `actor`, the cancel is audited.
    */
-  async cancel(id: string): Promise<AgentRun> {
-    const run = await findRun(id)
-    if (!run) throw new E_NOT_FOUND([`No run ${id}`])
-    const cancelled = await transaction(AgentRun, (trx) => cancelRuns(trx, [id], DateTime.now()))
-    await run.refresh()
+  async cancel(id: string, actor?: Actor): Promise<AgentRun> {
+    const { run, cancelled } = await cancelRun(id, actor)
     if (cancelled) await this.#events?.emit('agents:run:cancelled', { run })
     return run
   }
 
   /**
-   * Replays a failed run from its input as a new attempt. Earlier rows stay
-   * as the run record, and feed answer memory: a question asked again with
-   * the same words gets its earlier answer without asking (docs/design.md §4.5).
-   * Throws `E_NOT_RETRYABLE` (409) for a run that is not `failed`.
+   * Replays a failed run from its input as a new attempt (./run_actions.ts).
+   * Throws `E_NOT_RETRYABLE` (409) for a run that is not `failed`. With
+   * `actor`, the retry is audited.
    */
-  async retry(id: string): Promise<AgentRun> {
-    const run = await findRun(id)
-    if (!run) throw new E_NOT_FOUND([`No run ${id}`])
-    if (run.status !== 'failed') throw new E_NOT_RETRYABLE([id, run.status])
-    await transaction(AgentRun, async (trx) => {
-      await JournalRow.query({ client: trx }).where('run_id', id).delete()
-      run.useTransaction(trx)
-      run.merge({
-        status: 'queued',
-        attempt: run.attempt + 1,
-        askCount: 0,
-        journalLength: 0,
-        error: null,
-        errorCode: null,
-        finishedAt: null,
-      })
-      await run.save()
-    })
+  async retry(id: string, actor?: Actor): Promise<AgentRun> {
+    const run = await retryRun(id, actor)
     await this.executor.resume(run.id, 'start')
     return run
   }

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto'
 import { DateTime } from 'luxon'
 import type { Database } from '@adonisjs/lucid/database'
 import { createTestApp, dbName } from '../helpers/database.ts'
-import { statementsOf, type SentStatement } from '../helpers/statements.ts'
+import { planOf, statementsOf, type SentStatement } from '../helpers/statements.ts'
 import { DB_QUESTION } from '../helpers/runtime.ts'
 import { AgentRun } from '../../src/persistence/models/agent_run.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
@@ -27,22 +27,6 @@ type Sent = SentStatement
 async function selectsOf(db: Database, work: () => Promise<unknown>): Promise<Sent[]> {
   const sent = await statementsOf(db, work)
   return sent.filter((query) => /^select .* from "?`?agent_tool_calls/i.test(query.sql))
-}
-
-/** The plan of a statement, as one string that names the indexes used */
-async function planOf(db: Database, { sql, bindings }: Sent, explain = 'explain'): Promise<string> {
-  const dialect = db.connection().dialect.name
-  if (dialect === 'postgres') {
-    // The connection's event shows pg's numbered placeholders; rawQuery takes `?`
-    const result = await db.rawQuery(`${explain} ${sql.replace(/\$\d+/g, '?')}`, bindings as any[])
-    return result.rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('\n')
-  }
-  if (dialect === 'mysql') {
-    const [rows] = await db.rawQuery(`explain ${sql}`, bindings as any[])
-    return rows.map((row: Record<string, unknown>) => `${row.table} key=${row.key}`).join('\n')
-  }
-  const rows = await db.rawQuery(`explain query plan ${sql}`, bindings as any[])
-  return rows.map((row: { detail: string }) => row.detail).join('\n')
 }
 
 /** 6,000 rows of 60 runs: mostly read tools, some pending (half with expiry), some settled */
@@ -86,7 +70,8 @@ async function insertAnalyzed(db: Database, rows: Record<string, unknown>[]) {
     await db.table('agent_tool_calls').multiInsert(rows.slice(offset, offset + 400))
   }
   const dialect = db.connection().dialect.name
-  if (dialect === 'postgres') await db.rawQuery('analyze agent_tool_calls')
+  // As autovacuum leaves it: statistics, and the visibility map an index-only scan relies on
+  if (dialect === 'postgres') await db.rawQuery('vacuum analyze agent_tool_calls')
   else if (dialect === 'mysql') await db.rawQuery('analyze table agent_tool_calls')
   else await db.rawQuery('analyze')
 }
@@ -142,7 +127,7 @@ test.group(`Index plans | ${dbName()}`, (group) => {
     }
   })
 
-  test('the metrics’ pending gauges read the pending rows through the inbox index', async ({
+  test('the metrics’ pending gauges read the pending rows through an index of pending rows', async ({
     assert,
   }) => {
     const sent = await selectsOf(db, async () => {
@@ -150,10 +135,14 @@ test.group(`Index plans | ${dbName()}`, (group) => {
       assert.equal(Number(pending.total), 300)
     })
     assert.lengthOf(sent, 1)
-    // MySQL's indexes hold every row, each of these leading with the status: any of them searches it
+    // An index of pending rows alone (the inbox's, the console's) serves it; MySQL's hold every row,
+    // each of these leading with the status: any of them searches it
     const used =
-      db.connection().dialect.name === 'mysql' ? /_(inbox|expiry|ladder)_index/ : /_inbox_index/
-    assert.match(await planOf(db, sent[0]), used)
+      db.connection().dialect.name === 'mysql'
+        ? /_(inbox|expiry|ladder|waiting)_index/
+        : /_(inbox|waiting)_index/
+    const plan = await planOf(db, sent[0])
+    assert.match(plan, used, plan)
   })
 })
 
