@@ -35,8 +35,10 @@ const INDEXES: Record<keyof typeof CONSOLE_QUERIES, RegExp> = {
   decisions: /agent_tool_calls_settled_index/,
   failedRuns: /agent_runs_status_updated_index/,
   waitingRuns: /agent_runs_status_updated_index/,
-  strandedRuns: /agent_runs_status_/,
-  strandedCount: /agent_runs_status_/,
+  strandedLeased: /agent_runs_status_/,
+  strandedWaiting: /agent_runs_status_/,
+  strandedLeasedCount: /agent_runs_status_/,
+  strandedWaitingCount: /agent_runs_status_/,
   // With pending rows spread thin PostgreSQL may read the opened rows' index, filtered, for 20 of them
   overdueRows: /agent_tool_calls_(waiting|opened)_index/,
   // MySQL has no partial indexes: there the unsent notifications' index and the due effects' one

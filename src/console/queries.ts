@@ -21,7 +21,7 @@ import { ToolCall } from '../persistence/models/tool_call.ts'
 import { AgentEffect } from '../persistence/models/agent_effect.ts'
 import { Notification } from '../persistence/models/notification.ts'
 import { preparedColumns } from '../persistence/prepared_columns.ts'
-import { whereStranded } from '../runtime/stranded.ts'
+import { strandedHalves } from '../runtime/stranded.ts'
 import { bucketBounds, DECISION_SAMPLE, type DayWindow } from './figures.ts'
 
 /** What the queries are asked at one moment */
@@ -67,6 +67,10 @@ function perDay(
   })
   return query
 }
+
+/** The stranded runs' two halves as of the plan (runtime/stranded.ts) */
+const stranded = (plan: ConsolePlan) =>
+  strandedHalves({ now: plan.now, quietFor: plan.strandedFor })
 
 /** The where clauses the console's filters use, as Lucid's and knex's builders both have them */
 type Filterable = {
@@ -173,17 +177,23 @@ export const CONSOLE_QUERIES = {
   waitingRuns: (_client: QueryClientContract, plan: ConsolePlan) =>
     AgentRun.query().where('status', 'waiting').orderBy('updated_at', 'asc').limit(plan.limit),
 
-  /** Runs stranded longer than the grace, longest first (runtime/stranded.ts) */
-  strandedRuns: (_client: QueryClientContract, plan: ConsolePlan) =>
-    whereStranded(AgentRun.query(), { now: plan.now, quietFor: plan.strandedFor })
-      .orderBy('updated_at', 'asc')
-      .limit(plan.limit),
+  /**
+   * Runs stranded longer than the grace, longest first, in the two halves
+   * runtime/stranded.ts reads through an index each: `queued`/`running`
+   * with a lapsed lease, and `waiting` with nothing pending
+   */
+  strandedLeased: (_client: QueryClientContract, plan: ConsolePlan) =>
+    stranded(plan)[0].orderBy('updated_at', 'asc').limit(plan.limit),
 
-  /** How many runs are stranded longer than the grace */
-  strandedCount: (_client: QueryClientContract, plan: ConsolePlan) =>
-    whereStranded(AgentRun.query(), { now: plan.now, quietFor: plan.strandedFor }).count(
-      '* as total'
-    ),
+  strandedWaiting: (_client: QueryClientContract, plan: ConsolePlan) =>
+    stranded(plan)[1].orderBy('updated_at', 'asc').limit(plan.limit),
+
+  /** How many runs are stranded longer than the grace, by half */
+  strandedLeasedCount: (_client: QueryClientContract, plan: ConsolePlan) =>
+    stranded(plan)[0].count('* as total'),
+
+  strandedWaitingCount: (_client: QueryClientContract, plan: ConsolePlan) =>
+    stranded(plan)[1].count('* as total'),
 
   /** Overdue rows, oldest first (agent_tool_calls_waiting_index) */
   overdueRows: (_client: QueryClientContract, plan: ConsolePlan) =>

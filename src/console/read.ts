@@ -93,18 +93,26 @@ export async function readConsole(options: ConsoleReadOptions): Promise<ConsoleF
   }
   const client = consoleClient()
   const q = CONSOLE_QUERIES
-  const [byStatus, byAge, opened, settled, sample, failed, waiting, stranded, strandedCount] =
-    await Promise.all([
-      q.runsByStatus(client),
-      q.pendingByAge(client, plan),
-      q.openedPerDay(client, plan),
-      q.settledPerDay(client, plan),
-      q.decisions(client, plan),
-      q.failedRuns(client, plan),
-      q.waitingRuns(client, plan),
-      q.strandedRuns(client, plan),
-      q.strandedCount(client, plan),
-    ])
+  const [byStatus, byAge, opened, settled, sample, failed, waiting] = await Promise.all([
+    q.runsByStatus(client),
+    q.pendingByAge(client, plan),
+    q.openedPerDay(client, plan),
+    q.settledPerDay(client, plan),
+    q.decisions(client, plan),
+    q.failedRuns(client, plan),
+    q.waitingRuns(client, plan),
+  ])
+  const halves = await Promise.all([
+    q.strandedLeased(client, plan),
+    q.strandedWaiting(client, plan),
+    q.strandedLeasedCount(client, plan),
+    q.strandedWaitingCount(client, plan),
+  ])
+  // Both halves longest stranded first: the list is the first `limit` of the two merged
+  const stranded = [...halves[0], ...halves[1]]
+    .sort((a, b) => a.updatedAt.toMillis() - b.updatedAt.toMillis())
+    .slice(0, plan.limit)
+  const strandedCount = total(halves[2][0]?.$extras) + total(halves[3][0]?.$extras)
   const [overdue, notifications, notificationCount, effects, effectCount] = await Promise.all([
     q.overdueRows(client, plan),
     q.failingNotifications(client, plan),
@@ -170,7 +178,7 @@ export async function readConsole(options: ConsoleReadOptions): Promise<ConsoleF
       pendingRows,
       overdueRows: byAge.reduce((sum, row) => sum + Number(row.overdue ?? 0), 0),
       runs,
-      strandedRuns: Number(strandedCount[0]?.$extras.total ?? 0),
+      strandedRuns: strandedCount,
       openedInWindow: openedSeries.reduce((sum, count) => sum + count, 0),
       settledInWindow: settledSeries.reduce((sum, count) => sum + count, 0),
       failingNotifications: total(notificationCount[0]),

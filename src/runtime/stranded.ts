@@ -39,31 +39,56 @@ export type StrandedOptions = {
   now?: DateTime
 }
 
+type RunsQuery = ModelQueryBuilderContract<typeof AgentRun>
+
+/** `quietFor` before now, as the lease column stores it */
+function cutoffOf(options: StrandedOptions) {
+  const at = (options.now ?? DateTime.now()).toMillis() - (options.quietFor ?? 0)
+  return preparedColumns(new AgentRun(), { leaseExpiresAt: DateTime.fromMillis(at) })
+    .lease_expires_at
+}
+
+/** `queued` or `running` with no lease (nothing written for `quietFor`) or a lapsed one */
+function leaseLapsed<Query extends RunsQuery>(query: Query, options: StrandedOptions): Query {
+  const cutoff = cutoffOf(options)
+  return query.whereIn('status', ['queued', 'running']).where((lease) => {
+    lease.where((none) => {
+      none.whereNull('lease_owner')
+      if (options.quietFor) none.where('updated_at', '<', cutoff)
+    })
+    lease.orWhere('lease_expires_at', '<', cutoff)
+    if (options.owner) lease.orWhere('lease_owner', options.owner)
+  })
+}
+
+/** `waiting` with nothing pending, and nothing written for `quietFor` */
+function settledWaiting<Query extends RunsQuery>(query: Query, options: StrandedOptions): Query {
+  const waiting = waitingWithNothingPending(query)
+  return options.quietFor ? waiting.where('updated_at', '<', cutoffOf(options)) : waiting
+}
+
 /**
  * Narrows a runs query to the stranded runs: `queued` or `running` with no
  * lease or a lapsed one, and `waiting` with nothing pending. Recovery takes
  * them now; the health check (src/health/) counts those left `quietFor`.
  */
-export function whereStranded<Query extends ModelQueryBuilderContract<typeof AgentRun>>(
+export function whereStranded<Query extends RunsQuery>(
   query: Query,
   options: StrandedOptions = {}
 ): Query {
-  const { owner, quietFor = 0 } = options
-  const at = DateTime.fromMillis((options.now ?? DateTime.now()).toMillis() - quietFor)
-  const cutoff = preparedColumns(new AgentRun(), { leaseExpiresAt: at }).lease_expires_at
-  const quiet = <Narrowed extends ModelQueryBuilderContract<typeof AgentRun>>(
-    narrowed: Narrowed
-  ) => (quietFor > 0 ? narrowed.where('updated_at', '<', cutoff) : narrowed)
   return query
-    .where((stale) =>
-      stale.whereIn('status', ['queued', 'running']).where((lease) => {
-        lease
-          .where((none) => quiet(none.whereNull('lease_owner')))
-          .orWhere('lease_expires_at', '<', cutoff)
-        if (owner) lease.orWhere('lease_owner', owner)
-      })
-    )
-    .orWhere((waiting) => quiet(waitingWithNothingPending(waiting)))
+    .where((stale) => leaseLapsed(stale, options))
+    .orWhere((waiting) => settledWaiting(waiting, options))
+}
+
+/**
+ * The stranded runs as two queries, each searched through an index of its
+ * own (the runs' status and lease; their status, then the pending-rows
+ * probe). MySQL reads every run for the OR of `whereStranded` in one
+ * statement, so what reads them across many runs (the console) asks these.
+ */
+export function strandedHalves(options: StrandedOptions = {}): [RunsQuery, RunsQuery] {
+  return [leaseLapsed(AgentRun.query(), options), settledWaiting(AgentRun.query(), options)]
 }
 
 /**

@@ -36,6 +36,7 @@ test.group(`Console | ${dbName()}`, (group) => {
   const settled: DateTime[] = []
   let failed: AgentRun
   let overdue: ToolCall
+  let strandedIds: string[]
 
   group.setup(async () => {
     const httpApp = await createHttpApp({
@@ -103,13 +104,22 @@ test.group(`Console | ${dbName()}`, (group) => {
     })
     opened.push(overdue.createdAt, fresh.createdAt)
     // A run whose driver died 10 minutes ago (its lease lapsed) is stranded
-    await AgentRun.create({
+    const dead = await AgentRun.create({
       agent: 'deployer',
       ownerId: 'ada',
       status: 'running',
       leaseOwner: 'web-2:4242:dead',
       leaseExpiresAt: at(10 * MINUTE),
     })
+    // So is a run waiting with nothing pending since 20 minutes (settled where nothing resumed it)
+    const settledWaiting = await AgentRun.create({
+      agent: 'deployer',
+      ownerId: 'ada',
+      status: 'waiting',
+      createdAt: at(20 * MINUTE),
+      updatedAt: at(20 * MINUTE),
+    })
+    strandedIds = [settledWaiting.id, dead.id]
     await Notification.create({
       personId: 'ada',
       rowId: overdue.id,
@@ -138,7 +148,7 @@ test.group(`Console | ${dbName()}`, (group) => {
     assert.equal(counts.pendingRows, 2)
     assert.equal(counts.overdueRows, 1)
     assert.deepInclude(counts.runs, { failed: 1, running: 1 })
-    assert.equal(counts.strandedRuns, 1)
+    assert.equal(counts.strandedRuns, 2)
     assert.equal(counts.failingNotifications, 1)
 
     // Per UTC day, as seeded: opened (a read is not) and settled
@@ -183,8 +193,11 @@ test.group(`Console | ${dbName()}`, (group) => {
       lists.failedRuns.map((run) => [run.id, run.actions]),
       [[failed.id, { retry: true, cancel: false }]]
     )
-    assert.lengthOf(lists.strandedRuns, 1)
-    assert.deepEqual(lists.strandedRuns[0].actions, { retry: false, cancel: true })
+    // Both halves of stranded (runtime/stranded.ts), longest stranded first
+    assert.deepEqual(
+      lists.strandedRuns.map((run) => [run.id, run.actions]),
+      strandedIds.map((id) => [id, { retry: false, cancel: true }])
+    )
     assert.deepEqual(
       lists.overdueRows.map((row) => [row.id, row.ownerId, row.assignees]),
       [[overdue.id, 'ada', ['bob']]]
