@@ -184,7 +184,7 @@ export function scriptedModel(
  * tool call's input in deltas and then the whole call, then the finish.
  * Pulled, so `onChunk` runs as the consumer reads.
  */
-export function streamOf(
+function streamOf(
   content: LanguageModelV4Content[],
   options: StreamOptions = {}
 ): ReadableStream<LanguageModelV4StreamPart> {

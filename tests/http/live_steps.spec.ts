@@ -118,7 +118,8 @@ test.group(`Live steps over Transmit | ${dbName()}`, (group) => {
     assert.deepEqual(response.toolCalls[0].input, DB_QUESTION)
 
     // Batched: the stream's pieces arrived in fewer messages, the first at once
-    const pieces = Math.ceil(TEXT.length / CHUNK) + Math.ceil(JSON.stringify(DB_QUESTION).length / CHUNK)
+    const pieces =
+      Math.ceil(TEXT.length / CHUNK) + Math.ceil(JSON.stringify(DB_QUESTION).length / CHUNK)
     assert.isAbove(deltas.length, 2)
     assert.isBelow(deltas.length, pieces / 2, `${deltas.length} messages for ${pieces} pieces`)
     await agents.idle()
