@@ -21,6 +21,7 @@ import { measureHttpSettle } from './http_settle.ts'
 import { measureInboxPage } from './inbox_page.ts'
 import { measureConsoleQueries } from './console_queries.ts'
 import { measureQueueWorkers } from './queue_workers.ts'
+import { LATENCY, measureStreamingStep } from './streaming_step.ts'
 import { formatNumber, formatSpread, table, type Row } from './stats.ts'
 import { claimRedisDb } from '../tests/helpers/redis_db.ts'
 
@@ -130,6 +131,38 @@ for (const name of values.db.split(',').map((item) => item.trim()) as DbName[]) 
         '≤ 3 (1–2)',
         name,
         `${formatNumber(step.statementsPerStep)} (${formatNumber(step.commitsPerStep)})`
+      )
+      console.error(`${name}: streamed step, ${sizes.steps} steps × ${sizes.repetitions}`)
+      const streaming = await measureStreamingStep(sizes)
+      cell(
+        'per step, generateText / streamText (ms; text + a read tool, watched)',
+        '',
+        name,
+        `${formatSpread(streaming.generated)} / ${formatSpread(streaming.streamed)}`
+      )
+      cell(
+        `streamed / generateText step (watcher messages for ${streaming.partsPerStep} streamed parts)`,
+        '≤ 1.2×',
+        name,
+        `${formatSpread(streaming.ratio, '×')} (${formatNumber(streaming.messagesPerStep)})`
+      )
+      cell(
+        'the AI SDK alone: streamText / generateText call, the same parts (extra ms a call)',
+        '',
+        name,
+        `${formatSpread(streaming.sdkRatio, '×')} (${formatSpread(streaming.sdkExtra)})`
+      )
+      cell(
+        "streaming's extra per step beyond the AI SDK's own (ms: the watcher, batching, events)",
+        '',
+        name,
+        formatSpread(streaming.ownExtra)
+      )
+      cell(
+        `streamed / generateText step, the model answering in ${LATENCY} ms (20 steps)`,
+        '≤ 1.2×',
+        name,
+        formatSpread(streaming.slowRatio, '×')
       )
     }
 

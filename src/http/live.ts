@@ -14,6 +14,12 @@
  * decide, not the run (docs/design.md §11.6). People other than the
  * owner who may settle the rows (admins) are told on their own Transmit channels
  * through the `alsoNotify` hook: no shared Transmit channel to authorize.
+ *
+ * A streaming agent's steps go on the run's own Transmit channel,
+ * `agent_inbox/runs/<runId>`, as they arrive (`step:delta`, batched:
+ * ../runtime/step_stream.ts) and once journaled (`step:committed`): that
+ * one carries the model's text, so only those who may read the whole run,
+ * as its page lets them, may subscribe (run_sight.ts `watchableRun`).
  */
 
 import type { HttpContext } from '@adonisjs/core/http'
@@ -21,7 +27,9 @@ import type { AgentEvents } from '../events.ts'
 import type { RunStatus } from '../persistence/models/agent_run.ts'
 import debug from '../debug.ts'
 import { resolveAccess, type InboxAccess } from './access.ts'
-import { transmitChannel } from '../questions/client.ts'
+import { runChannel, transmitChannel } from '../questions/client.ts'
+import type { ToolInputDelta } from '../runtime/step_stream.ts'
+import { watchableRun } from './run_sight.ts'
 import { namedApprovers } from '../governance/view.ts'
 import { quorumOf } from '../inbox/votes.ts'
 import type { ToolCall } from '../persistence/models/tool_call.ts'
@@ -29,14 +37,33 @@ import type { ToolCall } from '../persistence/models/tool_call.ts'
 /** The Transmit channels, one per person; `:person` is the owner id of the runs */
 export const TRANSMIT_CHANNEL = 'agent_inbox/:person'
 
+/** The Transmit channels of streaming steps, one per run */
+export const RUN_CHANNEL = 'agent_inbox/runs/:run'
+
 /**
  * What subscribers receive. `run:status` tells a run moved (`running` once a
  * settle or a recovery resumes it); a `cancelled` one also says that its
  * pending rows were cancelled with it (no row event is emitted for them).
+ * The `step:` messages go on a run's channel: what a streaming step's model
+ * call sent since the last one, and that the step was journaled, which
+ * replaces what the deltas of its `stream` showed.
  */
 export type LiveMessage =
   | { type: 'row:created' | 'row:settled'; rowId: string; runId: string | null }
   | { type: 'run:status'; runId: string; status: RunStatus }
+  | StepMessage
+
+/** A streaming step's message on its run's channel */
+export type StepMessage =
+  | {
+      type: 'step:delta'
+      runId: string
+      step: number
+      stream: string
+      text: string
+      toolInputs: ToolInputDelta[]
+    }
+  | { type: 'step:committed'; runId: string; step: number; stream: string }
 
 /**
  * The run events broadcast as `run:status`, with the status each one
@@ -110,6 +137,11 @@ export function authorizeTransmitChannels(
     const who = await identify(ctx)
     return who !== null && who === person
   })
+  // A refusal throws, which Transmit takes as no; the stream guard answers it first (403, 404)
+  transmit.authorize<{ run: string }>(RUN_CHANNEL, async (ctx, { run }) => {
+    await watchableRun(ctx, run)
+    return true
+  })
 }
 
 /**
@@ -123,8 +155,9 @@ export function broadcastRowEvents(
   transmit: LiveTransmit,
   options: LiveOptions = {}
 ) {
-  const broadcast = (person: string | null, message: LiveMessage) => {
-    const channel = transmitChannel(person)
+  const broadcast = (person: string | null, message: LiveMessage) =>
+    broadcastOn(transmitChannel(person), message)
+  const broadcastOn = (channel: string | null, message: LiveMessage) => {
     if (!channel) return
     try {
       transmit.broadcast(channel, message)
@@ -157,6 +190,12 @@ export function broadcastRowEvents(
       emitter.on(event as keyof typeof RUN_EVENTS, ({ run }) =>
         send(run.ownerId, { type: 'run:status', runId: run.id, status })
       )
+    ),
+    emitter.on('agents:step:delta', ({ run, ...delta }) =>
+      broadcastOn(runChannel(run.id), { type: 'step:delta', runId: run.id, ...delta })
+    ),
+    emitter.on('agents:step:committed', ({ run, step, stream }) =>
+      broadcastOn(runChannel(run.id), { type: 'step:committed', runId: run.id, step, stream })
     ),
   ]
 

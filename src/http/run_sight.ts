@@ -16,7 +16,24 @@ import { isRowId, type ToolCall } from '../persistence/models/tool_call.ts'
 import { unionPages } from '../persistence/keyset.ts'
 import { approverOf } from '../inbox/votes.ts'
 import type { InboxQuery } from '../inbox/list.ts'
-import { mayDecide, type Visitor } from './visitor.ts'
+import { mayDecide, visitorOf, type Visitor } from './visitor.ts'
+
+/** The run channels a request was let watch, so the guard and Transmit ask once */
+const watching = new WeakMap<HttpContext, string>()
+
+/**
+ * Lets the person of `ctx` watch run `runId` live (its Transmit channel,
+ * where a streaming step's text goes), as its page would let them read
+ * it: the whole run (`sight` 'run'), not the rows only an approver sees.
+ * Else E_FORBIDDEN (a guest, another person, an approver of some rows)
+ * or E_NOT_FOUND (no such run).
+ */
+export async function watchableRun(ctx: HttpContext, runId: string): Promise<void> {
+  if (watching.get(ctx) === runId) return
+  const { sight } = await runInSight(ctx, await visitorOf(ctx), runId)
+  if (sight !== 'run') throw new E_FORBIDDEN()
+  watching.set(ctx, runId)
+}
 
 /**
  * What the visitor sees of `run`, whose rows are `rows`: `sight` (null:
@@ -44,12 +61,11 @@ export async function sightOfRun(
 }
 
 /**
- * The run of `:id` with its record, if the visitor may see something of
+ * The run of `:id` (or `id`) with its record, if the visitor may see something of
  * it (`sight`, and the rows it shows them), else E_NOT_FOUND / E_FORBIDDEN.
  * Run ids are UUIDs: anything else is no run, never a query.
  */
-export async function runInSight(ctx: HttpContext, visitor: Visitor) {
-  const id: unknown = ctx.params.id
+export async function runInSight(ctx: HttpContext, visitor: Visitor, id: unknown = ctx.params.id) {
   if (!isRowId(id)) throw new E_NOT_FOUND(['No run with that id: run ids are UUIDs'])
   // E_NOT_FOUND for a run that is not there
   const record = await visitor.agents.runRecord(id)

@@ -8,7 +8,9 @@
  * after the app's own (its auth): a stream id belongs to the person who
  * opened it (as `inbox.identify` sees them) for as long as the stream is
  * open in this process, which is where Transmit holds it too; the others
- * get 403, malformed input 422, before Transmit's controllers run.
+ * get 403, malformed input 422, before Transmit's controllers run. A
+ * subscription to a run's channel is asked here as the run's page asks
+ * (run_sight.ts), so a refusal is the page's 403 or 404, not Transmit's 400.
  */
 
 import type { HttpContext } from '@adonisjs/core/http'
@@ -16,6 +18,10 @@ import type { NextFn } from '@adonisjs/core/types/http'
 import { E_NOT_YOUR_STREAM, InvalidStreamRequestException, type FieldError } from '../errors.ts'
 import { resolveAccess, type InboxAccess } from './access.ts'
 import { PRINTABLE } from './request_text.ts'
+import { watchableRun } from './run_sight.ts'
+
+/** A run's Transmit channel, as `runChannel` names it (live.ts authorizes the same) */
+const RUN_CHANNEL = /^agent_inbox\/runs\/([^/]+)$/
 
 /** Longer than any id a Transmit client makes (a UUID), shorter than a query runs away with */
 const MAX_UID = 100
@@ -76,7 +82,11 @@ export function streamGuard(access: Partial<InboxAccess> = {}) {
     const person = (await identify(ctx)) ?? null
     const open = openedBy.get(uid)
     if (open && open.person !== person) throw new E_NOT_YOUR_STREAM()
-    if (!opens) return next()
+    if (!opens) {
+      const run = RUN_CHANNEL.exec(request.channel as string)?.[1]
+      if (run && ctx.request.url().endsWith('/subscribe')) await watchableRun(ctx, run)
+      return next()
+    }
 
     const stream = { person }
     openedBy.set(uid, stream)

@@ -1,7 +1,7 @@
 /*
  * The part of the package the inbox page runs in the browser, importable as
  * `adonis-agent-inbox/questions/client`: which defaults hold, the input
- * rules (a pattern's safety among them), and the name of a person's Transmit channel, so the page carries no
+ * rules (a pattern's safety among them), and the names of a person's and a run's Transmit channels, so the page carries no
  * copies of them. Browser-safe on purpose: nothing here (or in what it
  * imports) may reach Vine, the errors module, Lucid or any `node:` module.
  */
@@ -23,4 +23,17 @@ export { matchesPattern, patternProblem } from './pattern.ts'
 export function transmitChannel(person: string | null | undefined): string | null {
   if (!person || person.includes('/')) return null
   return `agent_inbox/${person}`
+}
+
+/**
+ * A run's Transmit channel, on which a streaming agent's steps are
+ * broadcast as they arrive (src/http/live.ts); those who may read the
+ * whole run may subscribe. Null for an id that cannot name one.
+ *
+ * @example
+ * runChannel('7d1c…') // 'agent_inbox/runs/7d1c…'
+ */
+export function runChannel(runId: string | null | undefined): string | null {
+  if (!runId || runId.includes('/')) return null
+  return `agent_inbox/runs/${runId}`
 }

@@ -1,6 +1,7 @@
 /*
  * Agents: a model, instructions, tools, an optional intake form, the
- * ask tool's settings and the options every model call gets. Definitions are checked when they are made (at boot,
+ * ask tool's settings and the options every model call gets (streamed or
+ * not). Definitions are checked when they are made (at boot,
  * from config/agents.ts), so a misconfigured agent never starts a run.
  */
 
@@ -83,6 +84,12 @@ export type AgentOptions = {
   mcp?: McpServerConfig[]
   /** What approvers who may not read a run see of it; default only their rows */
   approvers?: ApproversOptions
+  /**
+   * Stream each model call (`streamText`): its text and tool calls go live to
+   * the run's page as they arrive; the journal still saves each step once,
+   * when its call ends. Default false (docs/guides/agents_and_tools.md#streaming-steps)
+   */
+  stream?: boolean
 }
 
 export type AgentDefinition = {
@@ -101,6 +108,8 @@ export type AgentDefinition = {
   mcp: McpServerConfig[]
   /** What approvers who may not read a run see of it (`approvers.see`) */
   approversSee: RunSight
+  /** Model calls stream (`stream`) */
+  stream: boolean
 }
 
 /**
@@ -153,6 +162,7 @@ export function defineAgent(options: AgentOptions): AgentDefinition {
     },
     mcp: options.mcp ?? [],
     approversSee: approversSight(options),
+    stream: options.stream === true,
   }
 }
 

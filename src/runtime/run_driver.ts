@@ -14,13 +14,13 @@
  * results commit together. Reads have no effect to repeat, so a process
  * killed before that commit just asks the model again.
  *
- * This file is the loop and the model call. The lease is in lease.ts, the
+ * This file is the loop and the step (its model call: model_call.ts). The lease is in lease.ts, the
  * memory and checkpoints in run_memory.ts, status changes in run_state.ts,
  * and each kind of tool call in calls/.
  */
 
 import { loadMcpTools } from './mcp_tools.ts'
-import { APICallError, generateText, RetryError } from 'ai'
+import { APICallError, RetryError } from 'ai'
 import type { EventSink } from '../events.ts'
 import type { Inbox } from '../inbox/inbox.ts'
 import type { ApprovalsConfig } from '../governance/policy.ts'
@@ -47,6 +47,7 @@ import { RunState } from './run_state.ts'
 import type { ExecutorLogger } from './executor.ts'
 import { recordStep } from '../telemetry/metrics.ts'
 import * as spans from '../telemetry/run_spans.ts'
+import { callModel, stepTeller, type ModelAnswer } from './model_call.ts'
 
 export type RunDriverOptions = {
   agents: Map<string, AgentDefinition>
@@ -81,6 +82,7 @@ export class RunDriver {
   #inbox: Inbox
   #state: RunState
   #lease: Lease
+  #events?: EventSink
   /** What every call's context passes on: checkpoints, the signer, the policies */
   #shared: Pick<RunDriverOptions, 'onCheckpoint' | 'signer' | 'approvals'>
   /** Runs this process is driving now */
@@ -96,6 +98,7 @@ export class RunDriver {
     this.#inbox = options.inbox
     this.#lease = new Lease({ ttl: options.leaseTtl, owner: options.owner })
     this.#state = new RunState(this.#lease.owner, options.events, options.logger)
+    this.#events = options.events
     const { onCheckpoint, signer, approvals } = options
     this.#shared = { onCheckpoint, signer, approvals }
     this.owner = this.#lease.owner
@@ -287,19 +290,16 @@ export class RunDriver {
     const instructions = agent.instructions(run.input)
     const started = performance.now()
 
-    let result: Awaited<ReturnType<typeof generateText>>
+    // A streaming agent's watchers see the step as it arrives (model_call.ts)
+    const teller = agent.stream ? stepTeller(this.#events, run, step) : null
+    let result: ModelAnswer
     try {
       const messages = memory.conversation.messages()
       const tools = toolset(run, agent)
       await this.#shared.onCheckpoint?.('before-model-call', run.id)
-      result = await generateText({
-        model: agent.model,
-        system: child ? `${instructions}\n\n${CHILD_NOTE}` : instructions,
-        messages,
-        tools,
-        providerOptions: agent.providerOptions,
-        telemetry: spans.modelTelemetry(agent.name),
-      })
+      const system = child ? `${instructions}\n\n${CHILD_NOTE}` : instructions
+      const telemetry = spans.modelTelemetry(agent.name)
+      result = await callModel({ agent, system, messages, tools, telemetry }, teller?.delta)
     } catch (error) {
       const retryable =
         (APICallError.isInstance(error) && error.isRetryable) || RetryError.isInstance(error)
@@ -341,6 +341,7 @@ export class RunDriver {
       }
       return status
     }
+    teller?.committed()
     await this.#shared.onCheckpoint?.('after-response-saved', run.id)
     recordStep(run.agent, agent.model, (performance.now() - started) / 1000, result.usage)
     return null

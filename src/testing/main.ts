@@ -25,6 +25,7 @@ export {
   type ScriptOptions,
   type ScriptStep,
   type SentToolResult,
+  type StreamOptions,
   type TurnContext,
 } from './scripted_model.ts'
 export {

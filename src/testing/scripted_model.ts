@@ -14,8 +14,13 @@
  *    with a real model (the demo's and the fixture's agents).
  */
 
+import { setTimeout as sleep } from 'node:timers/promises'
 import { MockLanguageModelV4 } from 'ai/test'
-import type { LanguageModelV4CallOptions, LanguageModelV4Content } from '@ai-sdk/provider'
+import type {
+  LanguageModelV4CallOptions,
+  LanguageModelV4Content,
+  LanguageModelV4StreamPart,
+} from '@ai-sdk/provider'
 import { APICallError } from '@ai-sdk/provider'
 import type { QuestionSet } from '../questions/types.ts'
 
@@ -51,11 +56,25 @@ export type ScriptOptions = {
   provider?: string
   modelId?: string
   /**
-   * How many of the latest calls `model.doGenerateCalls` keeps (each holds
+   * How many of the latest calls `model.doGenerateCalls` (and `doStreamCalls`) keeps (each holds
    * its whole prompt); default 100. A model driving a long-lived app (the
    * demo, a soak) would otherwise keep every prompt it was ever sent.
    */
   keepCalls?: number
+  /** How a streamed call (`streamText`, an agent's `stream: true`) plays its step */
+  stream?: StreamOptions
+}
+
+/**
+ * How a streamed call cuts its step: text and each tool call's JSON input
+ * in pieces of `chunkSize` characters (default 8), `chunkDelay` ms apart
+ * (default 0), `onChunk` awaited before each piece with its index (a test
+ * can stop, or kill, a step mid-stream there).
+ */
+export type StreamOptions = {
+  chunkSize?: number
+  chunkDelay?: number
+  onChunk?: (index: number) => void | Promise<void>
 }
 
 /** The calls a scripted model keeps unless told otherwise */
@@ -131,24 +150,78 @@ export function scriptedModel(
 ) {
   let calls = 0
   const keep = options.keepCalls ?? KEPT_CALLS
+  const trim = (kept: LanguageModelV4CallOptions[]) => {
+    if (kept.length > keep) kept.splice(0, kept.length - keep)
+  }
+  /** The content of the step this call plays, whether generated or streamed */
+  const play = async (callOptions: LanguageModelV4CallOptions) => {
+    const turn =
+      options.by === 'turn'
+        ? callOptions.prompt.filter((message) => message.role === 'assistant').length
+        : calls++
+    const step = typeof steps === 'function' ? steps : steps[turn]
+    if (!step) throw new Error(`The scripted model has no step ${turn + 1}`)
+    if (step instanceof Error) throw step
+    return typeof step === 'function' ? await step(contextOf(callOptions, turn)) : step
+  }
   const model = new MockLanguageModelV4({
     provider: options.provider,
     modelId: options.modelId,
     doGenerate: async (callOptions) => {
-      const kept = model.doGenerateCalls
-      if (kept.length > keep) kept.splice(0, kept.length - keep)
-      const turn =
-        options.by === 'turn'
-          ? callOptions.prompt.filter((message) => message.role === 'assistant').length
-          : calls++
-      const step = typeof steps === 'function' ? steps : steps[turn]
-      if (!step) throw new Error(`The scripted model has no step ${turn + 1}`)
-      if (step instanceof Error) throw step
-      const content = typeof step === 'function' ? await step(contextOf(callOptions, turn)) : step
-      return generateResult(content)
+      trim(model.doGenerateCalls)
+      return generateResult(await play(callOptions))
+    },
+    doStream: async (callOptions) => {
+      trim(model.doStreamCalls)
+      return { stream: streamOf(await play(callOptions), options.stream) }
     },
   })
   return model
+}
+
+/**
+ * A step's content as a provider streams it: each text in deltas, each
+ * tool call's input in deltas and then the whole call, then the finish.
+ * Pulled, so `onChunk` runs as the consumer reads.
+ */
+function streamOf(
+  content: LanguageModelV4Content[],
+  options: StreamOptions = {}
+): ReadableStream<LanguageModelV4StreamPart> {
+  const size = options.chunkSize ?? 8
+  const pieces = (text: string) => {
+    const cut: string[] = []
+    for (let at = 0; at < text.length; at += size) cut.push(text.slice(at, at + size))
+    return cut
+  }
+  const parts: LanguageModelV4StreamPart[] = [{ type: 'stream-start', warnings: [] }]
+  for (const [index, part] of content.entries()) {
+    if (part.type === 'text') {
+      const id = `text-${index}`
+      parts.push({ type: 'text-start', id })
+      for (const delta of pieces(part.text)) parts.push({ type: 'text-delta', id, delta })
+      parts.push({ type: 'text-end', id })
+    } else if (part.type === 'tool-call') {
+      const id = part.toolCallId
+      parts.push({ type: 'tool-input-start', id, toolName: part.toolName })
+      for (const delta of pieces(part.input)) parts.push({ type: 'tool-input-delta', id, delta })
+      parts.push({ type: 'tool-input-end', id }, part)
+    } else {
+      parts.push(part as LanguageModelV4StreamPart)
+    }
+  }
+  const { finishReason, usage } = generateResult(content)
+  parts.push({ type: 'finish', finishReason, usage })
+
+  let next = 0
+  return new ReadableStream({
+    async pull(controller) {
+      if (next === parts.length) return controller.close()
+      if (next > 0 && options.chunkDelay) await sleep(options.chunkDelay)
+      await options.onChunk?.(next)
+      controller.enqueue(parts[next++])
+    },
+  })
 }
 
 /**

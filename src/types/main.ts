@@ -144,11 +144,12 @@ export type {
   ToolRun,
   TransactionalToolContext,
 } from '../runtime/define_tool.ts'
-export type { AgentEvents } from '../events.ts'
+export type { AgentEvents, StepStreamEvent } from '../events.ts'
+export type { ToolInputDelta } from '../runtime/step_stream.ts'
 export type { RowChange } from '../runtime/changed_rows.ts'
 export type { RunSight } from '../governance/view.ts'
 export type { InboxAccess } from '../http/access.ts'
-export type { LiveMessage, LiveOptions } from '../http/live.ts'
+export type { LiveMessage, LiveOptions, StepMessage } from '../http/live.ts'
 export type {
   BulkResult,
   People,

@@ -147,9 +147,14 @@ export const SUITES: PlannedSuite[] = [
     parts: [
       {
         files: ['tests/http/**/*.spec.ts'],
-        except: ['tests/http/live_servers.spec.ts'],
+        except: ['tests/http/live_servers.spec.ts', 'tests/http/live_steps.spec.ts'],
         on: 'every',
         why: 'the HTTP API’s writes: 409s, 422s that settle nothing, bulk settles, history reads',
+      },
+      {
+        files: ['tests/http/live_steps.spec.ts'],
+        on: 'pg',
+        why: 'a streaming step on its run’s Transmit channel and who may watch it: no write of its own',
       },
       {
         files: ['tests/http/live_servers.spec.ts'],

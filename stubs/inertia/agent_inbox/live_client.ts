@@ -66,7 +66,7 @@ async function loadTransmit(): Promise<TransmitModule | null> {
  * subscription is live (false while the stream is down). Returns what
  * stops it.
  */
-function subscribe(
+export function subscribe(
   channel: string,
   onMessage: (message: unknown) => void,
   onLive: (live: boolean) => void

@@ -1,11 +1,13 @@
 /*
  * Keeping a React page fresh: the page's hook around live_client.ts
  * (Transmit when the app has it, else polling, neither while the person
- * is busy). The app receives this file in inertia/agent_inbox/.
+ * is busy), and a run page's live step (live_step.ts). The app receives
+ * this file in inertia/agent_inbox/.
  */
 
 import { useEffect, useRef, useState } from 'react'
 import { startLive, type LiveMode } from './live_client'
+import { watchRunSteps, type LiveStep } from './live_step'
 
 export { DEFAULT_POLL_INTERVAL, type LiveMode } from './live_client'
 
@@ -55,4 +57,25 @@ export function useLiveUpdates(options: {
   }, [options.watching])
 
   return mode
+}
+
+/**
+ * The step run `runId` is streaming now (null: none), while `enabled`
+ * (the run moves and the person reads all of it); `reload` reloads the
+ * timeline once a step is saved, and the live step goes when it is done.
+ */
+export function useLiveStep(
+  runId: string,
+  enabled: boolean,
+  reload: (done: () => void) => void
+): LiveStep | null {
+  const [step, setStep] = useState<LiveStep | null>(null)
+  const latest = useRef(reload)
+  latest.current = reload
+  useEffect(() => {
+    setStep(null)
+    if (!enabled) return
+    return watchRunSteps({ runId, onStep: setStep, reload: (done) => latest.current(done) })
+  }, [runId, enabled])
+  return step
 }

@@ -1,11 +1,13 @@
 /*
  * Keeping a Vue page fresh: the page's composable around live_client.ts
  * (Transmit when the app has it, else polling, neither while the person
- * is busy). The app receives this file in inertia/agent_inbox/.
+ * is busy), and a run page's live step (live_step.ts). The app receives
+ * this file in inertia/agent_inbox/.
  */
 
-import { onBeforeUnmount, onMounted, ref, watch, type Ref } from 'vue'
+import { onBeforeUnmount, onMounted, ref, shallowRef, watch, type Ref } from 'vue'
 import { startLive, type LiveMode } from './live_client'
+import { watchRunSteps, type LiveStep } from './live_step'
 
 export { DEFAULT_POLL_INTERVAL, type LiveMode } from './live_client'
 
@@ -52,4 +54,29 @@ export function useLiveUpdates(options: {
     live = null
   })
   return mode
+}
+
+/**
+ * The step run `runId()` is streaming now (null: none), while `enabled()`
+ * (the run moves and the person reads all of it); `reload` reloads the
+ * timeline once a step is saved, and the live step goes when it is done.
+ */
+export function useLiveStep(
+  runId: () => string,
+  enabled: () => boolean,
+  reload: (done: () => void) => void
+): Ref<LiveStep | null> {
+  const step = shallowRef<LiveStep | null>(null)
+  let stop = () => {}
+  const start = () => {
+    stop()
+    step.value = null
+    stop = enabled()
+      ? watchRunSteps({ runId: runId(), onStep: (next) => (step.value = next), reload })
+      : () => {}
+  }
+  onMounted(start)
+  watch([runId, enabled], start)
+  onBeforeUnmount(() => stop())
+  return step
 }

@@ -6,7 +6,8 @@
  * action ran (started, committed, interrupted or run again, with its
  * idempotency key and its effects), expiries, and the final answer or the
  * error code. It follows the run while it
- * moves (Transmit, else polling until the run ends).
+ * moves (Transmit, else polling until the run ends), and shows a streaming
+ * agent's step as the model writes it, until the saved step replaces it.
  *
  * Published into the app by `node ace add adonis-agent-inbox` and yours to
  * change. Props come from the package's RunsController: `{ person, sight,
@@ -16,7 +17,8 @@
 
 import { Head, router } from '@inertiajs/react'
 import type { People, RunSight, RunTimeline } from 'adonis-agent-inbox/types'
-import { useLiveUpdates, DEFAULT_POLL_INTERVAL } from '../../agent_inbox/live_updates'
+import { useLiveStep, useLiveUpdates, DEFAULT_POLL_INTERVAL } from '../../agent_inbox/live_updates'
+import { liveStepTitle } from '../../agent_inbox/live_step'
 import { InboxNav, LiveNote } from '../../agent_inbox/page_parts'
 import { showEntry, sightNote } from '../../agent_inbox/timeline'
 import { formatTime, inboxLinks, isFinished, nameOf, shortId } from '../../agent_inbox/words'
@@ -46,13 +48,16 @@ export default function AgentRunPage({
   const links = inboxLinks(inboxUrl)
   const finished = isFinished(run.status)
   const partial = sightNote(sight, nameOf(people, run.ownerId))
+  const reload = (done: () => void) =>
+    router.reload({ only: ['timeline', 'people'], onFinish: done })
   const live = useLiveUpdates({
     person,
     interval: finished ? 0 : (pollInterval ?? DEFAULT_POLL_INTERVAL),
     paused: false,
-    reload: (done) => router.reload({ only: ['timeline', 'people'], onFinish: done }),
+    reload,
     wants: (message) => (message as { runId?: unknown })?.runId === run.id,
   })
+  const step = useLiveStep(run.id, !finished && sight !== 'rows', reload)
 
   return (
     <main className="agent-inbox" data-live={live} data-run-status={run.status}>
@@ -130,6 +135,23 @@ export default function AgentRunPage({
             </li>
           )
         })}
+        {step && !finished && (
+          <li
+            className="ai-entry ai-live-step"
+            data-entry="live-step"
+            data-committed={step.committed}
+            aria-live="polite"
+          >
+            <h2 className="ai-entry-title">{liveStepTitle(step)}</h2>
+            {step.text && <p className="ai-live-text">{step.text}</p>}
+            {step.toolCalls.map((call) => (
+              <div key={call.toolCallId} className="ai-args">
+                <p className="ai-args-label ai-muted">Calling {call.toolName}</p>
+                <pre tabIndex={0}>{call.input}</pre>
+              </div>
+            ))}
+          </li>
+        )}
       </ol>
     </main>
   )
