@@ -4,9 +4,11 @@
  * answers). `npm run bench -- --quick` is the smoke run CI uses: fewer
  * steps and repetitions, the same figures; its numbers are not asserted.
  *
- *   npm run bench -- [--quick] [--db=sqlite,pg,mysql] [--only=step,growth,crowd,page,sweep,queue,settle]
+ *   npm run bench -- [--quick] [--db=sqlite,pg,mysql] [--only=step,growth,crowd,page,sweep,queue,settle,console]
  *
- * `--only` measures those groups of figures alone (all by default).
+ * `--only` measures those groups of figures alone (all by default). The
+ * console's queries are timed at 1,000,000 rows, or 10,000 with `--quick`
+ * (CI does not seed a million rows); `--console-rows=N` sets it.
  * `--metrics` measures with the package's metrics recorded into a real
  * OpenTelemetry SDK (src/telemetry/; off otherwise, as without an SDK).
  */
@@ -17,16 +19,18 @@ import { measureConcurrentRuns, measureDurableStep, measureGrowth } from './dura
 import { measureExpirySweep } from './expiry_sweep.ts'
 import { measureHttpSettle } from './http_settle.ts'
 import { measureInboxPage } from './inbox_page.ts'
+import { measureConsoleQueries } from './console_queries.ts'
 import { measureQueueWorkers } from './queue_workers.ts'
 import { formatNumber, formatSpread, table, type Row } from './stats.ts'
 import { claimRedisDb } from '../tests/helpers/redis_db.ts'
 
 const { values } = parseArgs({
   options: {
-    quick: { type: 'boolean', default: false },
-    db: { type: 'string', default: 'sqlite,pg,mysql' },
-    only: { type: 'string', default: 'step,growth,crowd,page,sweep,queue,settle' },
-    metrics: { type: 'boolean', default: false },
+    'quick': { type: 'boolean', default: false },
+    'db': { type: 'string', default: 'sqlite,pg,mysql' },
+    'only': { type: 'string', default: 'step,growth,crowd,page,sweep,queue,settle,console' },
+    'console-rows': { type: 'string' },
+    'metrics': { type: 'boolean', default: false },
   },
 })
 
@@ -45,7 +49,7 @@ if (values.metrics) {
   await startMetrics({ gauges: false })
 }
 
-const GROUPS = ['step', 'growth', 'crowd', 'page', 'sweep', 'queue', 'settle'] as const
+const GROUPS = ['step', 'growth', 'crowd', 'page', 'sweep', 'queue', 'settle', 'console'] as const
 const only = new Set(values.only.split(',').map((item) => item.trim()))
 for (const group of only) {
   if (!GROUPS.includes(group as (typeof GROUPS)[number])) {
@@ -68,6 +72,7 @@ const sizes = quick
       queueRuns: 40,
       queueSamples: 10,
       queueBackends: ['redis'] as const,
+      consoleRows: 10_000,
     }
   : {
       steps: 200,
@@ -82,6 +87,7 @@ const sizes = quick
       queueRuns: 200,
       queueSamples: 120,
       queueBackends: ['redis', 'database'] as const,
+      consoleRows: 1_000_000,
     }
 
 // The queue figures' Redis database, claimed as a test run claims one
@@ -226,6 +232,24 @@ for (const name of values.db.split(',').map((item) => item.trim()) as DbName[]) 
         name,
         `${formatNumber(queue.ratio)}× (${formatSpread(queue.resume)} vs ${formatSpread(queue.roundTrip)})`
       )
+    }
+
+    if (only.has('console')) {
+      const consoleRows = Number(values['console-rows'] ?? sizes.consoleRows)
+      console.error(`${name}: console queries at ${consoleRows.toLocaleString('en')} rows`)
+      const queries = await measureConsoleQueries(testApp.db, {
+        rows: consoleRows,
+        repetitions: quick ? 5 : 20,
+      })
+      for (const query of queries) {
+        cell(
+          `console: ${query.name} at ${consoleRows.toLocaleString('en')} rows (ms; index-backed)`,
+          '≤ 50 ms; yes',
+          name,
+          `${formatSpread(query.ms)}; ${query.indexed ? 'yes' : 'NO'}`
+        )
+        if (!query.indexed) console.error(`${name} ${query.name} plan:\n${query.plan}`)
+      }
     }
   } finally {
     await testApp.terminate()

@@ -21,6 +21,7 @@ const COMMANDS = {
   'agents_sweep.ts': () => import('./agents_sweep.ts'),
   'agents_prune.ts': () => import('./agents_prune.ts'),
   'agents_audit.ts': () => import('./agents_audit.ts'),
+  'agents_stats.ts': () => import('./agents_stats.ts'),
   'agents_policy.ts': () => import('./agents_policy.ts'),
   'agents_migrations.ts': () => import('./agents_migrations.ts'),
   'make_agent.ts': () => import('./make_agent.ts'),

@@ -137,6 +137,15 @@ export default class AgentInboxProvider {
       const config = await this.#config()
       return resolveAccess(config?.inbox)
     })
+    this.app.container.singleton('agents.console', async () => {
+      const { resolveConsole } = await import('../src/console/access.ts')
+      const config = await this.#config()
+      return resolveConsole(config?.console, {
+        approvals: config?.approvals,
+        recoverInterval: config?.recoverInterval ?? 60_000,
+        notify: Boolean(config?.notifications),
+      })
+    })
     /*
      * The dispatcher, when notifications are configured: the HTTP side makes
      * its signed links, looked up once the routes are registered.

@@ -78,6 +78,7 @@ export function defineConfig(
       metrics: metricsOptions(config.telemetry?.metrics),
       tracing: config.telemetry?.tracing ?? {},
     },
+    console: config.console ?? {},
   }))
 }
 

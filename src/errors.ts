@@ -279,3 +279,42 @@ export const E_NOT_YOUR_STREAM = class extends HttpFacingException {
   static message =
     'This live stream was opened by someone else. Open a stream of your own (a new uid) and subscribe it'
 }
+
+/** The operator's console refused someone the app's console ability does not allow */
+export const E_NOT_AN_OPERATOR = class extends HttpFacingException {
+  static status = 403
+  static code = 'E_NOT_AN_OPERATOR'
+  static message =
+    'You may not use the operator console. Ask an admin for the app’s console ability (viewAgentConsole, or the console.authorize hook)'
+}
+
+/**
+ * A console action the run's status does not allow: Retry takes a failed
+ * run (`[runId, status, 'retry']`), Cancel one that has not finished.
+ */
+export const E_RUN_NOT_ACTIONABLE = class extends HttpFacingException {
+  static status = 409
+  static code = 'E_RUN_NOT_ACTIONABLE'
+  readonly data: { runId: string; status: string; action: string }
+
+  constructor(
+    [runId, status, action]: [string, string, 'retry' | 'cancel'],
+    options?: ErrorOptions
+  ) {
+    super(
+      action === 'retry'
+        ? `Run ${runId} is ${status}, and only a failed run can be retried`
+        : `Run ${runId} is ${status}, and a finished run cannot be cancelled`,
+      options
+    )
+    this.data = { runId, status, action }
+  }
+
+  messageData() {
+    return this.data
+  }
+
+  meta() {
+    return { status: this.data.status }
+  }
+}

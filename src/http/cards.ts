@@ -7,6 +7,7 @@
 
 import { DateTime } from 'luxon'
 import type { AgentRun } from '../persistence/models/agent_run.ts'
+import { runSummary, type RunSummary } from '../runtime/run_summary.ts'
 import type { ToolCall } from '../persistence/models/tool_call.ts'
 import type { Outcome, QuestionSet } from '../questions/types.ts'
 import type { ErrorReport } from '../errors.ts'
@@ -89,16 +90,7 @@ export type RowCard = {
   }
 }
 
-export type RunSummary = {
-  id: string
-  agent: string
-  status: AgentRun['status']
-  ownerId: string | null
-  createdAt: string | null
-  finishedAt: string | null
-  /** A failed run's code (docs/design.md §10.2) */
-  errorCode: string | null
-}
+export type { RunSummary } from '../runtime/run_summary.ts'
 
 /** People's names by id, as the `displayName` hook gives them */
 export type People = Record<string, string>
@@ -214,24 +206,7 @@ function quorumCard(spec: QuorumSpec, votes: Vote[]): QuorumCard {
   }
 }
 
-/**
- * A run as the inbox names it. Given whether it still has a pending row, a
- * `waiting` run with none is shown `running`: its last row was settled and
- * the executor has it (the driver has not taken it yet, or it is a queue
- * hop away), as the live `run:status` message announced; nothing waits for
- * a person any more.
- */
-export function runSummary(run: AgentRun, pending?: { hasPending: boolean }): RunSummary {
-  return {
-    id: run.id,
-    agent: run.agent,
-    status: run.status === 'waiting' && pending?.hasPending === false ? 'running' : run.status,
-    ownerId: run.ownerId,
-    createdAt: run.createdAt?.toISO() ?? null,
-    finishedAt: run.finishedAt?.toISO() ?? null,
-    errorCode: run.errorCode ?? null,
-  }
-}
+export { runSummary }
 
 /**
  * Who settled a row, through what and when, as recorded.

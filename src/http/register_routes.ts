@@ -54,3 +54,35 @@ export function registerInboxRoutes(router: HttpRouterService, options: InboxRou
   for (const route of links) options.linkModifier?.(route)
   return [...routes, ...links]
 }
+
+/**
+ * Registers the operator's console under `<prefix>/console` (default
+ * /inbox/console): its page and its Retry, Cancel and Reassign actions,
+ * as named routes `agent_console.*` (../console/props.ts CONSOLE_ROUTES).
+ * Who may use it is the app's to say (`console.authorize` in
+ * config/agents.ts, by default Bouncer's `viewAgentConsole` ability); the
+ * modifier puts the app's middleware (auth) in front.
+ *
+ * @example
+ * // start/routes.ts
+ * registerConsoleRoutes(router, { modifier: (route) => route.use(middleware.auth()) })
+ */
+export function registerConsoleRoutes(
+  router: HttpRouterService,
+  options: Omit<InboxRoutesOptions, 'linkModifier'> = {}
+) {
+  const prefix = `${(options.prefix ?? '/inbox').replace(/\/$/, '')}/console`
+  const controller = () => import('./console_controller.ts')
+  const routes = [
+    router.get(prefix, [controller, 'index']).as('agent_console.index'),
+    router.post(`${prefix}/runs/:id/retry`, [controller, 'retry']).as('agent_console.runs.retry'),
+    router
+      .post(`${prefix}/runs/:id/cancel`, [controller, 'cancel'])
+      .as('agent_console.runs.cancel'),
+    router
+      .post(`${prefix}/rows/:id/reassign`, [controller, 'reassign'])
+      .as('agent_console.rows.reassign'),
+  ]
+  for (const route of routes) options.modifier?.(route)
+  return routes
+}

@@ -32,6 +32,11 @@ export type AuditEntry = Actor & {
   data?: Record<string, unknown> | null
 }
 
+/** An operator's Retry or Cancel of a run, as its entry (the console: src/console/) */
+export function runAction(type: 'retried' | 'cancelled', runId: string, actor: Actor): AuditEntry {
+  return { ...actor, type, runId, rowId: null, data: null }
+}
+
 /**
  * Appends entries with one insert, on `client` (the caller's transaction)
  * or the model's connection.

@@ -109,25 +109,14 @@ async function runStep(
     data = { ...data, do: 'remind', to: notices.map((notice) => notice.personId) }
   } else {
     const people = await resolvePeople(entry.to ?? [], options.resolveRole)
-    const change = reassignment(row, spec, votes, people)
+    const change = await reassign(trx, row, spec, votes, people)
     changes.ownerId = change.ownerId
     changes.request = change.request
     changes.ladder = ranStep(row.ladder!, index, now, {
       from: change.from,
       assigned: change.assigned,
     })
-    // An approval of any kind (an action, a read that needs one) gains approvers who vote
-    if (change.assigned.length > 0 && !waitsForAnswers(row)) {
-      const stage = change.stage ?? 0
-      const records = change.assigned.map((personId) => ({ personId, stage }))
-      await trx.insertQuery().table(Approver.table).multiInsert(approverRecords(row.id, records))
-    }
-    notices = [
-      ...change.assigned.map((personId) => ({ personId, reason: 'reassigned' as const })),
-      ...change.from
-        .filter((person) => !change.assigned.includes(person))
-        .map((personId) => ({ personId, reason: 'released' as const })),
-    ]
+    notices = change.notices
     data = { ...data, do: 'reassign', to: entry.to, from: change.from, assigned: change.assigned }
   }
   if (entry) changes.ladderDueAt = nextDue(changes.ladder ?? row.ladder, index + 1)
@@ -154,6 +143,36 @@ async function runStep(
   )
   if (options.notify) await appendNotices(trx, row.id, notices, now)
   return { rowId: row.id, step: index, entry, notices }
+}
+
+/**
+ * Reassigns a locked pending row to `people` (../governance/ladder.ts
+ * `reassignment`): an approval gains them as approvers who vote. Returns
+ * the row's new owner and request, and the notices of who gained and who
+ * lost it; the caller writes the row. The ladder's reassign step and the
+ * console's Reassign (./reassign.ts) both come here.
+ */
+export async function reassign(
+  trx: TransactionClientContract,
+  row: ToolCall,
+  spec: ReturnType<typeof quorumOf>,
+  votes: Awaited<ReturnType<typeof votesOf>>,
+  people: string[]
+) {
+  const change = reassignment(row, spec, votes, people)
+  // An approval of any kind (an action, a read that needs one) gains approvers who vote
+  if (change.assigned.length > 0 && !waitsForAnswers(row)) {
+    const stage = change.stage ?? 0
+    const records = change.assigned.map((personId) => ({ personId, stage }))
+    await trx.insertQuery().table(Approver.table).multiInsert(approverRecords(row.id, records))
+  }
+  const notices: Notice[] = [
+    ...change.assigned.map((personId) => ({ personId, reason: 'reassigned' as const })),
+    ...change.from
+      .filter((person) => !change.assigned.includes(person))
+      .map((personId) => ({ personId, reason: 'released' as const })),
+  ]
+  return { ...change, notices }
 }
 
 /** People and `@role`s as people, each once */

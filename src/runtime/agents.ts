@@ -14,6 +14,7 @@ import { AgentRun, isFinished } from '../persistence/models/agent_run.ts'
 import { JournalRow } from '../persistence/models/journal_row.ts'
 import { isRowId, type ToolCall } from '../persistence/models/tool_call.ts'
 import { transaction } from '../persistence/transaction.ts'
+import { appendEvents, runAction, type Actor } from '../inbox/audit_log.ts'
 import type { QuestionLimits } from '../questions/types.ts'
 import debug from '../debug.ts'
 import type { AgentDefinition } from './define_agent.ts'
@@ -158,12 +159,16 @@ export class Agents {
    * Cancels a run: its pending rows become `cancelled`, so late replies get
    * E_CANCELLED. Finished runs are left as they are. The run and its rows
    * change in one transaction, the run locked first, as the expiry sweep's
-   * `cancel` rule does it (src/inbox/expiry.ts).
+   * `cancel` rule does it (src/inbox/expiry.ts); with `actor`, so does its audit entry.
    */
-  async cancel(id: string): Promise<AgentRun> {
+  async cancel(id: string, actor?: Actor): Promise<AgentRun> {
     const run = await findRun(id)
     if (!run) throw new E_NOT_FOUND([`No run ${id}`])
-    const cancelled = await transaction(AgentRun, (trx) => cancelRuns(trx, [id], DateTime.now()))
+    const cancelled = await transaction(AgentRun, async (trx) => {
+      const count = await cancelRuns(trx, [id], DateTime.now())
+      if (count && actor) await appendEvents([runAction('cancelled', id, actor)], trx)
+      return count
+    })
     await run.refresh()
     if (cancelled) await this.#events?.emit('agents:run:cancelled', { run })
     return run
@@ -173,14 +178,15 @@ export class Agents {
    * Replays a failed run from its input as a new attempt. Earlier rows stay
    * as the run record, and feed answer memory: a question asked again with
    * the same words gets its earlier answer without asking (docs/design.md §4.5).
-   * Throws `E_NOT_RETRYABLE` (409) for a run that is not `failed`.
+   * Throws `E_NOT_RETRYABLE` (409) for a run that is not `failed`. With `actor`, audited.
    */
-  async retry(id: string): Promise<AgentRun> {
+  async retry(id: string, actor?: Actor): Promise<AgentRun> {
     const run = await findRun(id)
     if (!run) throw new E_NOT_FOUND([`No run ${id}`])
     if (run.status !== 'failed') throw new E_NOT_RETRYABLE([id, run.status])
     await transaction(AgentRun, async (trx) => {
       await JournalRow.query({ client: trx }).where('run_id', id).delete()
+      if (actor) await appendEvents([runAction('retried', id, actor)], trx)
       run.useTransaction(trx)
       run.merge({
         status: 'queued',

@@ -7,6 +7,7 @@ import type { InboxAccess } from '../http/access.ts'
 import type { Inbox } from '../inbox/inbox.ts'
 import type { Agents } from '../runtime/agents.ts'
 import type { NotificationDispatcher } from '../notify/dispatcher.ts'
+import type { ConsoleSettings } from '../console/access.ts'
 
 declare module '@adonisjs/core/types' {
   interface ContainerBindings {
@@ -16,6 +17,8 @@ declare module '@adonisjs/core/types' {
     'agents.access': InboxAccess
     /** Sends notices (docs/design.md §7.7); null when `notifications` is not configured */
     'agents.notifications': NotificationDispatcher | null
+    /** The operator console's hooks: the config's `console` over the defaults */
+    'agents.console': ConsoleSettings
   }
   interface EventsList extends AgentEvents {}
 }

@@ -14,6 +14,7 @@ import type { LiveOptions } from '../http/live.ts'
 import type { ApprovalsConfig } from '../governance/policy.ts'
 import type { NotificationsConfig } from '../notify/dispatcher.ts'
 import type { TracingOptions } from '../telemetry/tracing.ts'
+import type { ConsoleConfig } from '../console/access.ts'
 
 export type * from '../questions/types.ts'
 export type {
@@ -74,6 +75,11 @@ export type AgentInboxConfig = {
    * person's preferences, and the app's URL for the links in mails
    */
   notifications?: NotificationsConfig
+  /**
+   * The operator's console (docs/guides/operating.md#the-console): who may
+   * use it, who a row may be reassigned to, when a row is overdue
+   */
+  console?: ConsoleConfig
   /** With `executor: 'queue'`: where the jobs go */
   queue?: {
     /** The queue's name; default `'default'`, the one `queue:work` serves */
@@ -117,6 +123,7 @@ export type ResolvedAgentInboxConfig = {
   executor?: ExecutorFactory
   notifications: NotificationsConfig | null
   telemetry: { metrics: { gauges?: boolean } | false; tracing: TracingOptions }
+  console: ConsoleConfig
 }
 export type {
   AgentDefinition,
@@ -158,6 +165,27 @@ export type {
   TimelineEntry,
 } from '../http/timeline.ts'
 export type { HistoryFilters } from '../http/history_query.ts'
+export type {
+  AgeBucket,
+  CancelBody,
+  ConsoleAction,
+  ConsoleActionResult,
+  ConsoleCharts,
+  ConsoleCounts,
+  ConsoleFailingDelivery,
+  ConsoleFeedback,
+  ConsoleLists,
+  ConsoleOverdueRow,
+  ConsoleProps,
+  ConsoleRun,
+  DailySeries,
+  DecisionChart,
+  DecisionTimes,
+  PendingAgeChart,
+  ReassignBody,
+  RetryBody,
+} from '../console/props.ts'
+export type { ConsoleConfig } from '../console/access.ts'
 export type { ErrorEntry, ErrorReport, ErrorResponseBody } from '../errors.ts'
 export type {
   ApprovalsConfig,

@@ -30,6 +30,7 @@ test.group('Commands index', () => {
       'agents:sweep',
       'agents:prune',
       'agents:audit',
+      'agents:stats',
       'agents:policy',
       'agents:migrations',
       'make:agent',
@@ -41,6 +42,7 @@ test.group('Commands index', () => {
     assert.isTrue(byName['agents:sweep'].options.startApp)
     assert.isTrue(byName['agents:prune'].options.startApp)
     assert.isTrue(byName['agents:audit'].options.startApp)
+    assert.isTrue(byName['agents:stats'].options.startApp)
     assert.isTrue(byName['agents:policy'].options.startApp)
     // Only writes files, as configure does
     assert.notOk(byName['agents:migrations'].options.startApp)
@@ -54,6 +56,10 @@ test.group('Commands index', () => {
     assert.sameMembers(
       byName['agents:inbox'].flags.map((flag) => flag.name),
       ['owner', 'agent', 'tool', 'changed', 'row', 'limit']
+    )
+    assert.sameMembers(
+      byName['agents:stats'].flags.map((flag) => flag.name),
+      ['days', 'json']
     )
   })
 

@@ -22,6 +22,7 @@ test.group('Package exports', () => {
       'policy',
       'viewDigest',
       'registerInboxRoutes',
+      'registerConsoleRoutes',
       'defineNotifier',
       'mailNotifier',
       'webhookNotifier',

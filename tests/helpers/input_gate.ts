@@ -53,17 +53,25 @@ export const ROUTE_INPUTS: Record<string, RouteInputs> = {
   'GET /__transmit/events': { query: ['uid'] },
   'POST /__transmit/subscribe': { body: ['uid', 'channel'] },
   'POST /__transmit/unsubscribe': { body: ['uid', 'channel'] },
+  'agent_console.index': { query: ['days'] },
+  'agent_console.runs.retry': {},
+  'agent_console.runs.cancel': {},
+  'agent_console.rows.reassign': { body: ['to'] },
 }
 
 /** A route's key in ROUTE_INPUTS: its name, or its method and pattern (Transmit's) */
 export function routeKey(route: ListedRoute): string {
   const method = route.methods.find((name) => name !== 'HEAD') ?? route.methods[0]
-  return route.name?.startsWith('agent_inbox.') ? route.name : `${method} ${route.pattern}`
+  return /^agent_(inbox|console)\./.test(route.name ?? '')
+    ? route.name!
+    : `${method} ${route.pattern}`
 }
 
-/** Whether a route is the package's: the inbox's (and its mail links') or Transmit's */
+/** Whether a route is the package's: the inbox's (and its mail links'), the console's or Transmit's */
 export function isPackageRoute(route: ListedRoute): boolean {
-  return Boolean(route.name?.startsWith('agent_inbox.')) || route.pattern.startsWith('/__transmit/')
+  return (
+    /^agent_(inbox|console)\./.test(route.name ?? '') || route.pattern.startsWith('/__transmit/')
+  )
 }
 
 /** The params of a route's pattern (`/inbox/rows/:id/reply` → `['id']`) */
@@ -223,6 +231,8 @@ export type Promised = { status: number; code: string; field?: string }
 export function promised({ route, identity, place, name, value }: Request): Promised | null {
   const key = routeKey(route)
   const text = 'text' in value ? value.text : undefined
+  if (key.startsWith('agent_console.'))
+    return consolePromise({ route, identity, place, name, value })
   // A path that does not decode is the router's 400, before any route runs
   if (ID_ROUTES.includes(key) && place === 'param' && !('raw' in value)) {
     if (identity.person === null) return { status: 403, code: 'E_FORBIDDEN' }
@@ -266,4 +276,28 @@ export function keeps(answer: Answer, promise: Promised) {
         (promise.field === undefined || entry.field === promise.field)
     )
   )
+}
+
+/**
+ * The console's promises: a guest is refused at the door, a person the
+ * console's `authorize` does not allow (the gate app's: only the owner)
+ * gets E_NOT_AN_OPERATOR whatever they send; the operator's malformed id
+ * is a 404, a malformed `days` or `to` a 422 naming it.
+ */
+function consolePromise({ route, identity, place, name, value }: Request): Promised | null {
+  // A path that does not decode is the router's 400, before any route runs
+  if (place === 'param' && 'raw' in value) return null
+  if (identity.person === null) return { status: 403, code: 'E_FORBIDDEN' }
+  if (identity.who !== 'owner') return { status: 403, code: 'E_NOT_AN_OPERATOR' }
+  const key = routeKey(route)
+  if (place === 'param') return { status: 404, code: 'E_NOT_FOUND' }
+  const text = 'text' in value ? value.text : undefined
+  if (key === 'agent_console.index' && name === 'days') {
+    const given = text !== undefined ? text !== '' : 'shape' in value && value.shape !== 'bare'
+    if (given) return { status: 422, code: 'E_INVALID_QUERY', field: name }
+  }
+  if (key === 'agent_console.rows.reassign' && name === 'to' && place === 'body') {
+    return { status: 422, code: 'E_INVALID_REPLY', field: 'to' }
+  }
+  return null
 }

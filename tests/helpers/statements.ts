@@ -2,7 +2,7 @@
  * The SQL statements a piece of work sends through the app's Lucid
  * connection, as knex reports them, each with its transaction's id: the
  * index-plan suite explains them, the transactional suite reads which
- * statements shared a transaction. (Checkpoints on SQLite go through
+ * statements shared a transaction; `planOf` asks the database how it runs one. (Checkpoints on SQLite go through
  * better-sqlite3 directly, outside knex, and are not seen here.)
  */
 
@@ -30,4 +30,24 @@ export async function statementsOf(
     knex.removeListener('query', listener)
   }
   return sent
+}
+
+/** The plan of a statement, as one string that names the indexes used */
+export async function planOf(
+  db: Database,
+  { sql, bindings }: Pick<SentStatement, 'sql' | 'bindings'>,
+  explain = 'explain'
+): Promise<string> {
+  const dialect = db.connection().dialect.name
+  if (dialect === 'postgres') {
+    // The connection's event shows pg's numbered placeholders; rawQuery takes `?`
+    const result = await db.rawQuery(`${explain} ${sql.replace(/\$\d+/g, '?')}`, bindings as any[])
+    return result.rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('\n')
+  }
+  if (dialect === 'mysql') {
+    const [rows] = await db.rawQuery(`explain ${sql}`, bindings as any[])
+    return rows.map((row: Record<string, unknown>) => `${row.table} key=${row.key}`).join('\n')
+  }
+  const rows = await db.rawQuery(`explain query plan ${sql}`, bindings as any[])
+  return rows.map((row: { detail: string }) => row.detail).join('\n')
 }

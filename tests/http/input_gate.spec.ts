@@ -52,8 +52,8 @@ import { appendEvents, rowEvents, runEvents } from '../../src/inbox/audit_log.ts
 
 const GATE_APP = fileURLToPath(new URL('../fixtures/gate_app.ts', import.meta.url))
 
-/** The inbox's 9 routes, its 2 mail-link routes and Transmit's 3 */
-const PACKAGE_ROUTES = 14
+/** The inbox's 9 routes, its 2 mail-link routes, the console's 4 and Transmit's 3 */
+const PACKAGE_ROUTES = 18
 
 /** Who sends: the owner of every row, run and grant named; someone else; nobody */
 const IDENTITIES: Identity[] = [
@@ -81,6 +81,9 @@ const CHANGING = [
   'agent_inbox.bulk',
   'agent_inbox.mail.confirm',
   'agent_inbox.grants.revoke',
+  'agent_console.runs.retry',
+  'agent_console.runs.cancel',
+  'agent_console.rows.reassign',
 ]
 /** The fields of a reply that go with an approval, not a question set */
 const DECISION_FIELDS = ['approved', 'reason', 'editedInput', 'grant']
@@ -140,9 +143,22 @@ test.group(`Input gate | every package route | ${dbName()}`, (group) => {
     const uid = randomUUID()
     const person = identity.person ?? 'user:3'
     const grant = fresh && revokes ? await createGrant() : shared.grant!
+    // The console's Retry and Cancel take a run of their own, failed or waiting
+    const consoleRun =
+      key === 'agent_console.runs.retry' || key === 'agent_console.runs.cancel'
+        ? fresh
+          ? await AgentRun.create({
+              agent: 'deployer',
+              ownerId: 'user:1',
+              status: key.endsWith('retry') ? 'failed' : 'waiting',
+              input: { task: 'ship' },
+            })
+          : shared.run!
+        : null
     const ids: Record<string, string> = {
       'agent_inbox.runs.show': shared.run!.id,
       'agent_inbox.grants.revoke': grant.id,
+      ...(consoleRun && { [key]: consoleRun.id }),
     }
     const bases: Record<string, { query?: Record<string, string>; body?: object }> = {
       'agent_inbox.rows.reply': { body: { ...reply, digest: viewDigest(row) } },
@@ -154,6 +170,7 @@ test.group(`Input gate | every package route | ${dbName()}`, (group) => {
         query: { person, action: decision ? 'reject' : 'confirm' },
         body: { digest: viewDigest(row), reason: 'not now' },
       },
+      'agent_console.rows.reassign': { body: { to: 'user:2' } },
       'GET /__transmit/events': { query: { uid } },
       'POST /__transmit/subscribe': { body: { uid, channel: `agent_inbox/${person}` } },
       'POST /__transmit/unsubscribe': { body: { uid, channel: `agent_inbox/${person}` } },

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto'
 import { DateTime } from 'luxon'
 import type { Database } from '@adonisjs/lucid/database'
 import { createTestApp, dbName } from '../helpers/database.ts'
-import { statementsOf, type SentStatement } from '../helpers/statements.ts'
+import { planOf, statementsOf, type SentStatement } from '../helpers/statements.ts'
 import { DB_QUESTION } from '../helpers/runtime.ts'
 import { AgentRun } from '../../src/persistence/models/agent_run.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
@@ -27,22 +27,6 @@ type Sent = SentStatement
 async function selectsOf(db: Database, work: () => Promise<unknown>): Promise<Sent[]> {
   const sent = await statementsOf(db, work)
   return sent.filter((query) => /^select .* from "?`?agent_tool_calls/i.test(query.sql))
-}
-
-/** The plan of a statement, as one string that names the indexes used */
-async function planOf(db: Database, { sql, bindings }: Sent, explain = 'explain'): Promise<string> {
-  const dialect = db.connection().dialect.name
-  if (dialect === 'postgres') {
-    // The connection's event shows pg's numbered placeholders; rawQuery takes `?`
-    const result = await db.rawQuery(`${explain} ${sql.replace(/\$\d+/g, '?')}`, bindings as any[])
-    return result.rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('\n')
-  }
-  if (dialect === 'mysql') {
-    const [rows] = await db.rawQuery(`explain ${sql}`, bindings as any[])
-    return rows.map((row: Record<string, unknown>) => `${row.table} key=${row.key}`).join('\n')
-  }
-  const rows = await db.rawQuery(`explain query plan ${sql}`, bindings as any[])
-  return rows.map((row: { detail: string }) => row.detail).join('\n')
 }
 
 /** 6,000 rows of 60 runs: mostly read tools, some pending (half with expiry), some settled */

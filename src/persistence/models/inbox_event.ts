@@ -27,6 +27,8 @@ export type InboxEventType =
   | 'policy-decided'
   | 'reminded'
   | 'reassigned'
+  | 'retried'
+  | 'cancelled'
 
 export class InboxEvent extends BaseModel {
   static table = 'agent_inbox_events'
