@@ -56,6 +56,9 @@ function pageFolders(framework: Framework): [from: string, to: string][] {
     [`${framework}/pages/agent_inbox`, 'pages/agent_inbox'],
     ['agent_inbox', 'agent_inbox'],
     [`${framework}/agent_inbox`, 'agent_inbox'],
+    [`${framework}/pages/agent_console`, 'pages/agent_console'],
+    ['agent_console', 'agent_console'],
+    [`${framework}/agent_console`, 'agent_console'],
   ]
 }
 /** What the rc file gets, and how each entry reads once there */
