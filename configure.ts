@@ -2,7 +2,9 @@
  * `node ace add adonis-agent-inbox`: publishes config/agents.ts (an example
  * agent with an intake, a read tool and an action tool), the migrations of
  * the package's tables that the app lacks, the Inertia pages (the inbox, a
- * run's page, the history; React or Vue) and the routes file, then
+ * run's page, the history, the operator's console; React or Vue, with
+ * uPlot added to the app's dependencies for the console's charts) and the
+ * routes file, then
  * registers the provider, the commands, the preload file and the env
  * variable, and prints what is left to do. Running it again changes nothing (and says so) unless
  * `--force` is given, but for the migrations a newer version of the
@@ -17,6 +19,10 @@
  * lists `@inertiajs/react` / `@inertiajs/vue3`, else a prompt when it has
  * neither or both, and without a
  * terminal to ask, an error before anything is written);
+ * `--install` / `--no-install` decide whether the packages the pages
+ * import and an Inertia app lacks (uPlot, the console's charts) are added
+ * to the app's dependencies (else a prompt, and without a terminal to ask,
+ * no: the command to run is printed instead);
  * `--executor=queue` writes a config whose runs are driven by
  * `@adonisjs/queue` workers (default `inline`); ace's own `--force`
  * overwrites files already published (config, migrations, in place, pages,
@@ -42,6 +48,12 @@ const migrationsRoot = fileURLToPath(new URL('./database/migrations/', import.me
 const FRAMEWORKS = { react: '@inertiajs/react', vue: '@inertiajs/vue3' } as const
 type Framework = keyof typeof FRAMEWORKS
 const FRAMEWORK_PROMPT = 'Which Inertia framework should the inbox pages use?'
+/**
+ * What the published pages import besides the app's Inertia client: uPlot
+ * draws the console's charts (stubs/inertia/agent_console/uplot_chart.ts)
+ */
+const PAGE_PACKAGES = [{ name: 'uplot', version: '^1.6.32' }]
+export const INSTALL_PROMPT = 'Add uplot (the console charts) to the app dependencies?'
 
 /**
  * The pages' folders below stubs/inertia/, each with where the app
@@ -56,6 +68,9 @@ function pageFolders(framework: Framework): [from: string, to: string][] {
     [`${framework}/pages/agent_inbox`, 'pages/agent_inbox'],
     ['agent_inbox', 'agent_inbox'],
     [`${framework}/agent_inbox`, 'agent_inbox'],
+    [`${framework}/pages/agent_console`, 'pages/agent_console'],
+    ['agent_console', 'agent_console'],
+    [`${framework}/agent_console`, 'agent_console'],
   ]
 }
 /** What the rc file gets, and how each entry reads once there */
@@ -180,6 +195,57 @@ async function wantsPage(command: Configure, hasInertia: boolean): Promise<boole
     return false
   }
   return command.prompt.confirm(question, { default: false })
+}
+
+/**
+ * The pages' packages the app's package.json lacks, and whether to install
+ * them: `--install` / `--no-install`, else ask (yes by default), and with
+ * no terminal to ask, no. Asked before anything is written.
+ */
+async function pagePackages(command: Configure) {
+  const manifest = await readFile(command.app.makePath('package.json'), 'utf8').catch(() => '{}')
+  const pkg = JSON.parse(manifest) as Record<string, Record<string, string> | undefined>
+  const missing = PAGE_PACKAGES.filter(
+    ({ name }) => !pkg.dependencies?.[name] && !pkg.devDependencies?.[name]
+  )
+  const flag = await flagValue(command, 'install')
+  let install = flag === undefined ? undefined : flag !== false && flag !== 'false'
+  if (missing.length > 0 && install === undefined) {
+    install = process.stdin.isTTY
+      ? await command.prompt.confirm(INSTALL_PROMPT, { default: true })
+      : false
+  }
+  return { missing, install: install === true }
+}
+
+/**
+ * Adds the pages' packages to the app's dependencies, or prints the
+ * command that does when it was told not to (or nobody could be asked).
+ */
+async function installPagePackages(
+  command: Configure,
+  { missing, install }: Awaited<ReturnType<typeof pagePackages>>
+) {
+  const names = PAGE_PACKAGES.map(({ name }) => name).join(', ')
+  if (missing.length === 0) {
+    command.logger.action(`install ${names}`).skipped('already a dependency')
+    return
+  }
+  const codemods = await command.createCodemods()
+  const packages = missing.map(({ name, version }) => ({
+    name: `${name}@${version}`,
+    isDevDependency: false,
+  }))
+  if (install) {
+    await codemods.installPackages(packages)
+    return
+  }
+  await codemods.listPackagesToInstall(packages)
+  if (!process.stdin.isTTY && (await flagValue(command, 'install')) === undefined) {
+    command.logger.warning(
+      'No terminal to ask whether to install uplot, which the console page imports: install it as printed above, or pass --install'
+    )
+  }
 }
 
 /**
@@ -329,6 +395,7 @@ export async function configure(command: Configure) {
   const page = await wantsPage(command, rcSource.includes('@adonisjs/inertia'))
   const framework = page ? await chooseFramework(command, rcSource) : null
   if (page && !framework) return
+  const packages = framework ? await pagePackages(command) : null
 
   await codemods.makeUsingStub(stubsRoot, 'config/agents.stub', {
     // The stub engine drops the line breaks before a tag, so the value brings its own
@@ -341,6 +408,7 @@ export async function configure(command: Configure) {
   await publishMigrations(command, force)
 
   if (framework) await publishPages(command, framework, app.makePath('inertia'), force)
+  if (packages) await installPagePackages(command, packages)
 
   // With @adonisjs/auth registered, the inbox sits behind its auth middleware
   const withAuth = rcSource.includes('@adonisjs/auth')
@@ -348,8 +416,8 @@ export async function configure(command: Configure) {
   await codemods.makeUsingStub(stubsRoot, 'start/agent_inbox.stub', {
     middlewareImport: withAuth ? `\nimport { middleware } from '#start/kernel'` : '',
     registration: withAuth
-      ? '\n\nregisterInboxRoutes(router, { modifier: (route) => route.use(middleware.auth()) })'
-      : '\n\n// Put your auth middleware in front: the default access hooks read ctx.auth\nregisterInboxRoutes(router)',
+      ? '\n\nregisterInboxRoutes(router, { modifier: (route) => route.use(middleware.auth()) })\nregisterConsoleRoutes(router, { modifier: (route) => route.use(middleware.auth()) })'
+      : '\n\n// Put your auth middleware in front: the default access hooks read ctx.auth\nregisterInboxRoutes(router)\nregisterConsoleRoutes(router)',
   })
 
   await registerInRcFile(command, rcSource)

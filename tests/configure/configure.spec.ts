@@ -28,6 +28,7 @@ const PAGE_PARTS = new URL('../../stubs/inertia/agent_inbox/', import.meta.url)
 const REACT_PARTS = new URL('../../stubs/inertia/react/agent_inbox/', import.meta.url)
 const VUE_PARTS = new URL('../../stubs/inertia/vue/agent_inbox/', import.meta.url)
 const FRAMEWORK_PROMPT = 'Which Inertia framework should the inbox pages use?'
+const INSTALL_PROMPT = 'Add uplot (the console charts) to the app dependencies?'
 const INERTIA = '@adonisjs/inertia/inertia_provider'
 const AUTH = '@adonisjs/auth/auth_provider'
 const MIGRATION_STUBS = new URL('../../database/migrations/', import.meta.url)
@@ -207,8 +208,12 @@ test.group('Configure', (group) => {
     // One statement a line: the stub engine once glued them together (a syntax error)
     const routes = await fs.contents('start/agent_inbox.ts')
     assert.match(routes, /^import \{ middleware \} from '#start\/kernel'$/m)
-    assert.match(routes, /^import \{ registerInboxRoutes \} from 'adonis-agent-inbox'$/m)
+    assert.match(
+      routes,
+      /^import \{ registerConsoleRoutes, registerInboxRoutes \} from 'adonis-agent-inbox'$/m
+    )
     assert.match(routes, /^registerInboxRoutes\(router, \{ modifier: /m)
+    assert.match(routes, /^registerConsoleRoutes\(router, \{ modifier: /m)
   })
 
   test('running it twice changes nothing; --force overwrites', async ({ assert, fs }) => {
@@ -272,6 +277,7 @@ test.group('Configure', (group) => {
     accepted.prompt.trap(PAGE_PROMPT).accept()
     // No Inertia client in its package.json either: which pages is asked too
     accepted.prompt.trap(FRAMEWORK_PROMPT).chooseOption(0)
+    accepted.prompt.trap(INSTALL_PROMPT).reject()
     await withStdinTTY(true, () => accepted.exec())
     await assert.fileExists('inertia/pages/agent_inbox/index.tsx')
   })
@@ -368,7 +374,7 @@ test.group('Configure', (group) => {
   }) => {
     const vue = await setupApp(fs, [INERTIA], { '@inertiajs/vue3': '^3.0.0' })
     // No trap: a Vue app gets the Vue pages without a question
-    const detected = await vue.create(Configure, [PACKAGE])
+    const detected = await vue.create(Configure, [PACKAGE, '--no-install'])
     await withStdinTTY(true, () => detected.exec())
     assert.equal(detected.exitCode, 0)
     await assert.fileExists('inertia/pages/agent_inbox/run.vue')
@@ -392,9 +398,48 @@ test.group('Configure', (group) => {
     })
     const asked = await both.create(Configure, [PACKAGE, '--force'])
     asked.prompt.trap(FRAMEWORK_PROMPT).chooseOption(0)
+    asked.prompt.trap(INSTALL_PROMPT).reject()
     await withStdinTTY(true, () => asked.exec())
     assert.equal(asked.exitCode, 0)
     await assert.fileExists('inertia/pages/agent_inbox/history.tsx')
+  })
+
+  test("the console's uPlot: asked for, printed when declined or nobody can answer, not asked when present", async ({
+    assert,
+    fs,
+  }) => {
+    const ace = await setupApp(fs, [INERTIA])
+    const unattended = await ace.create(Configure, [PACKAGE])
+    await withStdinTTY(false, () => unattended.exec())
+    assert.equal(unattended.exitCode, 0)
+    await assert.fileContains('inertia/pages/agent_console/index.tsx', `from '@inertiajs/react'`)
+    await assert.fileContains('inertia/agent_console/uplot_chart.ts', `import uPlot from 'uplot'`)
+    await assert.fileContains(
+      'inertia/agent_console/console_lists.tsx',
+      'export function OverdueList'
+    )
+    const printed = logsOf(ace)
+    assert.isTrue(printed.some((line) => /npm i\b.*uplot@\^1\.6\.32/.test(line)))
+    assert.isTrue(printed.some((line) => line.includes('pass --install')))
+
+    const declined = await ace.create(Configure, [PACKAGE])
+    declined.prompt.trap(INSTALL_PROMPT).reject()
+    await withStdinTTY(true, () => declined.exec())
+    assert.isTrue(logsOf(ace).some((line) => /npm i\b.*uplot@\^1\.6\.32/.test(line)))
+
+    const flagged = await ace.create(Configure, [PACKAGE, '--no-install'])
+    await withStdinTTY(true, () => flagged.exec())
+    assert.isTrue(logsOf(ace).some((line) => /npm i\b.*uplot@\^1\.6\.32/.test(line)))
+
+    // An app that has it: no question (no trap set), nothing to install
+    await fs.createJson('package.json', {
+      name: 'app',
+      dependencies: { '@inertiajs/react': '^3.0.0', 'uplot': '^1.6.0' },
+    })
+    const present = await ace.create(Configure, [PACKAGE])
+    await withStdinTTY(true, () => present.exec())
+    assert.equal(present.exitCode, 0)
+    assert.isTrue(logsOf(ace).some((line) => /SKIPPED.*install uplot/.test(line)))
   })
 
   test('an unknown --framework, or nobody to ask, stops before anything is written', async ({

@@ -142,8 +142,12 @@ test.group('Configured app', (group) => {
     assert.include(await read('config/agents.ts'), `model: env.get('AGENT_MODEL', 'openai/gpt-5')`)
     assert.match(await read('.env'), /^AGENT_MODEL=openai\/gpt-5$/m)
     const routes = await read('start/agent_inbox.ts')
-    assert.match(routes, /^import \{ registerInboxRoutes \} from 'adonis-agent-inbox'$/m)
+    assert.match(
+      routes,
+      /^import \{ registerConsoleRoutes, registerInboxRoutes \} from 'adonis-agent-inbox'$/m
+    )
     assert.match(routes, /^registerInboxRoutes\(router\)$/m)
+    assert.match(routes, /^registerConsoleRoutes\(router\)$/m)
     const rc = await read('adonisrc.ts')
     assert.include(rc, `() => import('adonis-agent-inbox/agent_inbox_provider')`)
     assert.include(rc, `() => import('#start/agent_inbox')`)

@@ -177,6 +177,7 @@ test.group('Packed package | a fresh starter-kit app', (group) => {
       'package.json',
       'docs/inbox.png',
       'docs/run.png',
+      'docs/console.png',
       'build/index.js',
       'build/index.d.ts',
       'build/commands/main.d.ts',
@@ -185,6 +186,9 @@ test.group('Packed package | a fresh starter-kit app', (group) => {
       'build/inertia/react/agent_inbox/approval_card.tsx',
       'build/inertia/vue/agent_inbox/approval_card.vue',
       'build/inertia/agent_inbox/form_state.ts',
+      'build/inertia/react/pages/agent_console/index.tsx',
+      'build/inertia/vue/pages/agent_console/index.vue',
+      'build/inertia/agent_console/uplot_chart.ts',
     ])
     const license = await readFile(new URL('LICENSE', REPO_ROOT), 'utf8')
     assert.match(license, /^MIT License\n\nCopyright \(c\) 2026 the adonis-agent-inbox authors\n/)

@@ -1,7 +1,8 @@
 /*
  * What the inbox's React pages share around their content: the links
- * between them (inbox, history) and the note saying how the page keeps
- * fresh. The app receives this file in inertia/agent_inbox/.
+ * between them (inbox, history, and the operator's console when the page
+ * knows where it is) and the note saying how the page keeps fresh. The
+ * app receives this file in inertia/agent_inbox/.
  */
 
 import type { LiveMode } from './live_client'
@@ -9,14 +10,17 @@ import type { inboxLinks } from './words'
 
 /**
  * The links between the pages; the current one is marked for assistive
- * technology.
+ * technology. The console is linked when `consoleUrl` is given (its own
+ * page gives it: the inbox does not know who is an operator).
  */
 export function InboxNav({
   links,
   current,
+  consoleUrl,
 }: {
   links: ReturnType<typeof inboxLinks>
-  current: 'inbox' | 'history' | 'run'
+  current: 'inbox' | 'history' | 'run' | 'console'
+  consoleUrl?: string
 }) {
   return (
     <nav className="ai-nav" aria-label="Agent inbox">
@@ -26,6 +30,11 @@ export function InboxNav({
       <a href={links.history} aria-current={current === 'history' ? 'page' : undefined}>
         History
       </a>
+      {consoleUrl && (
+        <a href={consoleUrl} aria-current={current === 'console' ? 'page' : undefined}>
+          Console
+        </a>
+      )}
     </nav>
   )
 }
