@@ -275,11 +275,13 @@ for (const name of values.db.split(',').map((item) => item.trim()) as DbName[]) 
         repetitions: quick ? 5 : 20,
       })
       for (const query of queries) {
+        // The cell says outright where a median misses the goal or the plan is no index's
+        const met = query.ms.median <= 50 ? 'met' : 'MISSED'
         cell(
           `console: ${query.name} at ${consoleRows.toLocaleString('en')} rows (ms; index-backed)`,
-          '≤ 50 ms; yes',
+          'median ≤ 50 ms, index-backed',
           name,
-          `${formatSpread(query.ms)}; ${query.indexed ? 'yes' : 'NO'}`
+          `${formatSpread(query.ms)} ${met}; ${query.indexed ? 'indexed' : 'NOT INDEXED'}`
         )
         if (!query.indexed) console.error(`${name} ${query.name} plan:\n${query.plan}`)
       }
