@@ -33,7 +33,7 @@ import { waitOf } from './wait.ts'
 import { anyRow, batchTransaction, hasRowLocks } from '../persistence/batch_transaction.ts'
 import { appendEvents } from './audit_log.ts'
 import debug from '../debug.ts'
-import { recordSettled } from '../telemetry/metrics.ts'
+import { noteSettled } from '../telemetry/settled.ts'
 
 /**
  * What one batch (or one late reply's expiry) wrote, once committed.
@@ -78,7 +78,7 @@ export async function sweepDue(options: ExpiryOptions): Promise<ToolCall[]> {
     for (;;) {
       const { batch, claimed } = await batchTransaction(ToolCall, (trx) => next(trx, size, options))
       settled.push(...batch.expired)
-      await recordSettled(batch.expired)
+      await noteSettled(batch.expired)
       if (batch.expired.length > 0) await options.onBatch?.(batch)
       // A short batch means nothing more is due, or another sweeper holds it
       if (claimed < size) break
@@ -108,7 +108,7 @@ export async function expireRow(
     return writeBatch(trx, rows, runs, options)
   })
   if (batch.expired.length > 0) debug('row %s expired (%s)', row.id, row.onExpiry)
-  await recordSettled(batch.expired)
+  await noteSettled(batch.expired)
   return batch
 }
 

@@ -40,7 +40,7 @@ import { writeSettlement } from './settlement_write.ts'
 import { castVote, quorumOf } from './votes.ts'
 import { checkEdit, type EditedInputValidator } from './edited_input.ts'
 import type { Tally } from '../governance/quorum.ts'
-import { recordSettled } from '../telemetry/metrics.ts'
+import { noteSettled } from '../telemetry/settled.ts'
 
 /**
  * Who settles a row and through what.
@@ -166,7 +166,9 @@ export class RowSettler {
     if (await writeSettlement(row, now, changes, entries, grant)) {
       debug('row %s settled %s by %s via %s', row.id, changes.status, options.by, options.via)
       // The update is what was written: no need to read it back
-      return recordSettled([row.merge({ ...changes, updatedAt: now })]).then(() => row)
+      return noteSettled([row.merge({ ...changes, updatedAt: now })], { waits: false }).then(
+        () => row
+      )
     }
 
     /*
@@ -306,7 +308,7 @@ export class RowSettler {
       return row
     }
     debug('row %s settled %s by quorum', row.id, result.changes.status)
-    return recordSettled([row.merge({ ...result.changes, updatedAt: now })]).then(() => row)
+    return noteSettled([row.merge({ ...result.changes, updatedAt: now })]).then(() => row)
   }
 
   #settledError(row: ToolCall) {

@@ -19,7 +19,9 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace-base'
 import { defineConfig as defineRedisConfig } from '@adonisjs/redis'
 import { defineConfig as defineQueueConfig, drivers } from '@adonisjs/queue'
 import { defineConfig as defineLockConfig, stores } from '@adonisjs/lock'
+import { DateTime } from 'luxon'
 import { createHttpApp } from '../helpers/http.ts'
+import { createAskRow } from '../helpers/rows.ts'
 import { prepareClusterTables, reply, startWorker, REDIS } from '../helpers/cluster.ts'
 import { defineConfig } from '../../src/define_config.ts'
 import { AgentRun } from '../../src/persistence/models/agent_run.ts'
@@ -300,7 +302,7 @@ test.group('Traces', () => {
     assert.include(JSON.stringify(await ToolCall.findOrFail(intake.id)), MARKER)
   }).timeout(90_000)
 
-  test('the OTLP/HTTP exporter delivers the package spans with their attributes', async ({
+  test('the OTLP/HTTP exporter delivers the package spans with their attributes; an expiry records its wait', async ({
     assert,
     cleanup,
   }) => {
@@ -314,7 +316,12 @@ test.group('Traces', () => {
     const http = await webApp()
     cleanup(() => http.terminate())
     const runtime = await http.app.container.make('agents.runtime')
-    assert.equal(await runtime.sweep({ resume: false }), 0)
+    // A question set an hour past its expiry: the sweep settles it on its defaults
+    const due = await createAskRow({
+      createdAt: DateTime.now().minus({ hours: 2 }),
+      expiresAt: DateTime.now().minus({ hours: 1 }),
+    })
+    assert.equal(await runtime.sweep({ resume: false }), 1)
     await provider.forceFlush()
     const sweep = await until('the sweep span', () =>
       receiver.spans.find((span) => span.name === 'agent_inbox.sweep')
@@ -322,6 +329,17 @@ test.group('Traces', () => {
     assert.equal(sweep.scope, 'adonis-agent-inbox')
     assert.match(sweep.traceId, /^[0-9a-f]{32}$/)
     assert.match(sweep.spanId, /^[0-9a-f]{16}$/)
-    assert.strictEqual(sweep.attributes['agent_inbox.sweep.expired'], 0)
+    assert.strictEqual(sweep.attributes['agent_inbox.sweep.expired'], 1)
+    // The wait the expiry ended: two hours long, linked to the sweep that ended it
+    const wait = await until('the expired row’s wait span', () =>
+      receiver.spans.find((span) => span.name === 'agent_inbox.wait ask')
+    )
+    assert.equal(wait.attributes['agent_inbox.row.id'], due.id)
+    assert.equal(wait.attributes['agent_inbox.via'], 'expiry')
+    assert.closeTo(Number(wait.attributes['agent_inbox.time_to_decision_ms']), 7_200_000, 60_000)
+    assert.deepEqual(
+      wait.links.map((link) => link.spanId),
+      [sweep.spanId]
+    )
   })
 })
