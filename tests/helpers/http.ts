@@ -8,6 +8,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { ExceptionHandler } from '@adonisjs/core/http'
+import type { ApplicationService } from '@adonisjs/core/types'
 import { createTestApp, type TestAppOptions } from './database.ts'
 import { registerInboxRoutes } from '../../src/http/register_routes.ts'
 
@@ -16,6 +17,25 @@ import { registerInboxRoutes } from '../../src/http/register_routes.ts'
  * unchanged: errors that render themselves are answered by their `handle`.
  */
 class HttpExceptionHandler extends ExceptionHandler {}
+
+/**
+ * Transmit's route controllers reach its instance through a service module
+ * that binds, once per process, to the app booted when it is first
+ * imported: in a test process that boots many apps, every later app's
+ * `/__transmit` routes would open streams and subscriptions on the first
+ * app's instance, where this app never broadcasts. An app has one process
+ * of its own; here the service's instance hands the three calls its
+ * controllers make to this app's instance.
+ */
+async function pointTransmitRoutesAt(app: ApplicationService) {
+  const own = await app.container.make('transmit')
+  const { default: shared } = await import('@adonisjs/transmit/services/main')
+  if (!shared || shared === own) return
+  const controllerCalls = ['createStream', 'subscribe', 'unsubscribe'] as const
+  for (const call of controllerCalls) {
+    Object.assign(shared, { [call]: (own[call] as (...args: unknown[]) => unknown).bind(own) })
+  }
+}
 
 /**
  * Boots the app and listens on 127.0.0.1, on TEST_HTTP_PORT (set by bin/test.ts)
@@ -32,6 +52,7 @@ export async function createHttpApp(options: TestAppOptions & { port?: number } 
       await options.preload?.(app)
     },
   })
+  if (testApp.app.container.hasBinding('transmit')) await pointTransmitRoutesAt(testApp.app)
   const server = await testApp.app.container.make('server')
   server.errorHandler(async () => ({ default: HttpExceptionHandler }))
   await server.boot()
