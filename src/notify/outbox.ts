@@ -1,8 +1,10 @@
 /*
  * Sending the notification outbox (docs/design.md §7.7). Notices are
  * written with what they tell of (../inbox/notices.ts); here a batch of
- * due ones is one transaction that locks them (`FOR UPDATE SKIP LOCKED`,
- * the write lock on SQLite), holds those of people who want a digest or
+ * due ones is one transaction that locks them a person at a time, people
+ * and notices in a fixed order (`FOR UPDATE`, the write lock on SQLite:
+ * with `SKIP LOCKED` two dispatchers split one person's digest into two
+ * mails), holds those of people who want a digest or
  * are in their quiet hours until then, and claims the rest (`sent_at`):
  * two dispatchers never claim one notice, so nobody gets a mail twice
  * from two processes. Delivery follows the commit; a notifier that fails
@@ -67,7 +69,7 @@ export async function dispatchDue(options: OutboxOptions): Promise<number> {
 }
 
 /**
- * Locks the due notices of these people; holds, claims or drops them.
+ * Locks the due notices of these people, a person at a time; holds, claims or drops them.
  */
 async function claim(
   trx: TransactionClientContract,
@@ -75,15 +77,24 @@ async function claim(
   now: DateTime
 ): Promise<Claim[]> {
   const at = (when: DateTime) => preparedColumns(new Notification(), { dueAt: when }).due_at
-  const query = trx
-    .from(Notification.table)
-    .select('*')
-    .whereNull('sent_at')
-    .where('due_at', '<=', at(now) as any)
-    .whereIn('person_id', [...prefs.keys()])
-    .orderBy('id')
-  if (hasRowLocks(trx)) query.forUpdate().skipLocked()
-  const entries = readRows(Notification, await query)
+  /*
+   * A person's due notices all at once, or after the dispatcher that holds
+   * them committed (then they are sent, and no longer due): a digest is
+   * one mail. Both dispatchers lock in the same order, so neither waits on
+   * the other while holding what the other waits for.
+   */
+  const entries: Notification[] = []
+  for (const personId of [...prefs.keys()].sort()) {
+    const query = trx
+      .from(Notification.table)
+      .select('*')
+      .whereNull('sent_at')
+      .where('due_at', '<=', at(now) as any)
+      .where('person_id', personId)
+      .orderBy('id')
+    if (hasRowLocks(trx)) query.forUpdate()
+    entries.push(...readRows(Notification, await query))
+  }
   const claims: Claim[] = []
   for (const [personId, pref] of prefs) {
     const mine = entries.filter((entry) => entry.personId === personId)
