@@ -4,7 +4,8 @@
  *  - with piped stdin nobody can answer: the model is never offered the
  *    ask tool, the intake proceeds on its defaults, the approval is denied
  *    with a message, and the process ends on its own;
- *  - in a pseudo-terminal a person answers the intake with Enter, the
+ *  - in a pseudo-terminal a person keeps the intake's default with Enter
+ *    (the model reads it as their answer, as from the page), the
  *    question set by number, by several numbers, in their own words and
  *    after a refused answer, approves the action with y, and the rows
  *    record it all as settled via the terminal.
@@ -169,8 +170,14 @@ test.group('agents:run', (group) => {
       assert.equal(row.answeredVia, 'terminal')
       assert.equal(row.answeredBy, by)
     }
-    assert.deepEqual((intake.outcome as QuestionOutcome).defaulted, ['environment'])
-    assert.isFalse((intake.outcome as QuestionOutcome).skipped)
+    // Enter kept the default: the model reads it as the person's answer, as from the page
+    const kept = intake.outcome as QuestionOutcome
+    assert.deepEqual(kept.answers, { environment: ['staging'] })
+    assert.deepEqual(kept.defaulted, [])
+    assert.isFalse(kept.skipped)
+    assert.include(kept.text, 'The person answered your questions.')
+    assert.match(kept.text, /^   Answer: Staging$/m)
+    assert.notInclude(kept.text, 'your default')
 
     const answers = asked.outcome as QuestionOutcome
     assert.equal(asked.status, 'answered')
