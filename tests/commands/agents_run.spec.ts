@@ -176,7 +176,7 @@ test.group('agents:run', (group) => {
     assert.deepEqual(kept.defaulted, [])
     assert.isFalse(kept.skipped)
     assert.include(kept.text, 'The person answered your questions.')
-    assert.match(kept.text, /^   Answer: Staging$/m)
+    assert.match(kept.text, /^ {3}Answer: Staging$/m)
     assert.notInclude(kept.text, 'your default')
 
     const answers = asked.outcome as QuestionOutcome
