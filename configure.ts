@@ -296,9 +296,10 @@ function printNextSteps(command: Configure, page: boolean, queue: QueueSetup) {
     `  2. ${ENV_VARIABLE}=${DEFAULT_MODEL} is a Vercel AI Gateway model id: set AI_GATEWAY_API_KEY in .env.`,
     `     Or give ${ENV_VARIABLE} another gateway id, or a provider's model in config/agents.ts,`,
     `     e.g. openai('gpt-5') from @ai-sdk/openai with OPENAI_API_KEY.`,
+    '  3. Sign in, start a run that waits for you (node ace agents:run operator --owner=<your user id>)',
     page
-      ? "  3. Start a run (node ace agents:run operator) and open /inbox (a run's page and the history link from there)"
-      : '  3. Start a run (node ace agents:run operator); the inbox answers JSON at /inbox',
+      ? "     and open /inbox (a run's page and the history link from there)"
+      : '     and read /inbox: it answers JSON',
   ]
   if (queue !== 'none') {
     lines.push(

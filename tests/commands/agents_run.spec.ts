@@ -4,6 +4,8 @@
  *  - with piped stdin nobody can answer: the model is never offered the
  *    ask tool, the intake proceeds on its defaults, the approval is denied
  *    with a message, and the process ends on its own;
+ *  - with --owner the run is that person's: it waits in their inbox, and
+ *    the command ends;
  *  - in a pseudo-terminal a person keeps the intake's default with Enter
  *    (the model reads it as their answer, as from the page), the
  *    question set by number, by several numbers, in their own words and
@@ -98,6 +100,21 @@ test.group('agents:run', (group) => {
     assert.equal(action.answeredBy, `terminal:${terminalUser()}`)
     assert.equal((action.outcome as DecisionOutcome).reason, NO_TERMINAL_REASON)
     assert.isNull(action.execution)
+  })
+
+  test("--owner: the run waits in that person's inbox and the command ends", async ({ assert }) => {
+    const exit = await runAce(['agents:run', 'shipper', 'for ada', '--owner=ada'], {
+      env: logsFor('owner'),
+    })
+    assert.equal(exit.code, 0, exit.output)
+    const run = await AgentRun.findOrFail(runIdIn(exit.output))
+    assert.equal(run.ownerId, 'ada')
+    assert.equal(run.status, 'waiting')
+    assert.include(exit.output, `Run ${run.id} waits in the inbox of ada: open /inbox`)
+    assert.include(exit.output, 'waiting: intake: Which environment should this go to?')
+    assert.notInclude(exit.output, 'No terminal on stdin')
+    const [intake] = await rowsOf(run.id)
+    assert.equal(intake.status, 'pending')
   })
 
   test('an unknown agent is an error naming the agents', async ({ assert }) => {
