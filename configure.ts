@@ -4,7 +4,8 @@
  * the package's tables that the app lacks, the Inertia pages (the inbox, a
  * run's page, the history; React or Vue) and the routes file, then
  * registers the provider, the commands, the preload file and the env
- * variable, and prints what is left to do. Running it again changes nothing (and says so) unless
+ * variable, and prints what is left to do. What it writes and edits is
+ * left as the app's own prettier formats it (stubs/main.ts). Running it again changes nothing (and says so) unless
  * `--force` is given, but for the migrations a newer version of the
  * package brings: after an upgrade, `node ace configure adonis-agent-inbox`
  * (or `node ace agents:migrations`, which does nothing else) publishes
@@ -28,7 +29,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { BaseCommand } from '@adonisjs/core/ace'
 import type Configure from '@adonisjs/core/commands/configure'
-import { stubsRoot } from './stubs/main.ts'
+import { formatAppFiles, makeFromStub, stubsRoot } from './stubs/main.ts'
 import {
   migrationPrefixes,
   missingMigrations,
@@ -230,6 +231,7 @@ async function registerInRcFile(command: Configure, rcSource: string) {
     if (missing.commands) rcFile.addCommand(RC_ENTRIES.commands)
     if (missing.preload) rcFile.addPreloadFile(RC_ENTRIES.preload)
   })
+  await formatAppFiles(command.app.makePath(), [command.app.makePath('adonisrc.ts')])
 }
 
 /**
@@ -253,6 +255,7 @@ async function defineEnv(command: Configure) {
       leadingComment: 'Variables for adonis-agent-inbox',
       variables: { [ENV_VARIABLE]: 'Env.schema.string.optional()' },
     })
+    await formatAppFiles(app.makePath(), [app.makePath('start/env.ts')])
   }
 }
 
@@ -279,7 +282,7 @@ export async function publishMigrations(command: BaseCommand, force: boolean) {
     const prefix = existing
       ? existing.slice(0, -`_${stub.name}.ts`.length)
       : prefixes[missing.indexOf(stub)]
-    const output = await codemods.makeUsingStub(migrationsRoot, stub.file, { prefix })
+    const output = await makeFromStub(command, codemods, migrationsRoot, stub.file, { prefix })
     if (output.status !== 'skipped') written.push(command.app.relativePath(output.destination))
   }
   return written
@@ -331,7 +334,7 @@ export async function configure(command: Configure) {
   const framework = page ? await chooseFramework(command, rcSource) : null
   if (page && !framework) return
 
-  await codemods.makeUsingStub(stubsRoot, 'config/agents.stub', {
+  await makeFromStub(command, codemods, stubsRoot, 'config/agents.stub', {
     // The stub engine drops the line breaks before a tag, so the value brings its own
     executor:
       executor === 'queue'
@@ -346,7 +349,7 @@ export async function configure(command: Configure) {
   // With @adonisjs/auth registered, the inbox sits behind its auth middleware
   const withAuth = rcSource.includes('@adonisjs/auth')
   // The stub engine drops the line breaks before a tag, so each value brings its own
-  await codemods.makeUsingStub(stubsRoot, 'start/agent_inbox.stub', {
+  await makeFromStub(command, codemods, stubsRoot, 'start/agent_inbox.stub', {
     middlewareImport: withAuth ? `\nimport { middleware } from '#start/kernel'` : '',
     registration: withAuth
       ? '\n\nregisterInboxRoutes(router, { modifier: (route) => route.use(middleware.auth()) })'
