@@ -13,7 +13,7 @@
  * The app carries the kits' traits that broke before (issue 35): with the
  * guide's displayName hook pasted into config/agents.ts, its eager
  * `withAuthFinder(hash)` User still signs up and logs in; its lint is as
- * clean after configure and make:agent as before; configure's next step
+ * clean after configure, make:agent and make:tool as before; configure's next step
  * (`agents:run operator --owner=<id>`) puts a row in the signed-in user's
  * inbox; the page keeps its sizes under the kit's CSS and layout, with one
  * main landmark (a screenshot in artifacts/).
@@ -319,11 +319,13 @@ test.group('Packed package | a fresh starter-kit app', (group) => {
       `from 'adonis-agent-inbox/testing'`
     )
     assert.include(await read('tests/bootstrap.ts'), '[assert(), agentAssertions()]')
+    const tool = await ace(['make:tool', 'lookup_order'])
+    assert.equal(tool.code, 0, tool.output)
     const lintAfter = await lint()
     assert.deepEqual(
       lintErrors(lintAfter.output),
       lintErrors(lintBefore.output),
-      `eslint after configure and make:agent:\n${lintAfter.output}`
+      `eslint after configure, make:agent and make:tool:\n${lintAfter.output}`
     )
     step('lint after')
 
