@@ -6,7 +6,8 @@
  * uPlot added to the app's dependencies for the console's charts) and the
  * routes file, then
  * registers the provider, the commands, the preload file and the env
- * variable, and prints what is left to do. Running it again changes nothing (and says so) unless
+ * variable, and prints what is left to do. What it writes and edits is
+ * left as the app's own prettier formats it (stubs/main.ts). Running it again changes nothing (and says so) unless
  * `--force` is given, but for the migrations a newer version of the
  * package brings: after an upgrade, `node ace configure adonis-agent-inbox`
  * (or `node ace agents:migrations`, which does nothing else) publishes
@@ -34,7 +35,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { BaseCommand } from '@adonisjs/core/ace'
 import type Configure from '@adonisjs/core/commands/configure'
-import { stubsRoot } from './stubs/main.ts'
+import { formatAppFiles, makeFromStub, stubsRoot } from './stubs/main.ts'
 import {
   migrationPrefixes,
   missingMigrations,
@@ -296,6 +297,7 @@ async function registerInRcFile(command: Configure, rcSource: string) {
     if (missing.commands) rcFile.addCommand(RC_ENTRIES.commands)
     if (missing.preload) rcFile.addPreloadFile(RC_ENTRIES.preload)
   })
+  await formatAppFiles(command.app.makePath(), [command.app.makePath('adonisrc.ts')])
 }
 
 /**
@@ -319,6 +321,7 @@ async function defineEnv(command: Configure) {
       leadingComment: 'Variables for adonis-agent-inbox',
       variables: { [ENV_VARIABLE]: 'Env.schema.string.optional()' },
     })
+    await formatAppFiles(app.makePath(), [app.makePath('start/env.ts')])
   }
 }
 
@@ -345,7 +348,7 @@ export async function publishMigrations(command: BaseCommand, force: boolean) {
     const prefix = existing
       ? existing.slice(0, -`_${stub.name}.ts`.length)
       : prefixes[missing.indexOf(stub)]
-    const output = await codemods.makeUsingStub(migrationsRoot, stub.file, { prefix })
+    const output = await makeFromStub(command, codemods, migrationsRoot, stub.file, { prefix })
     if (output.status !== 'skipped') written.push(command.app.relativePath(output.destination))
   }
   return written
@@ -362,9 +365,10 @@ function printNextSteps(command: Configure, page: boolean, queue: QueueSetup) {
     `  2. ${ENV_VARIABLE}=${DEFAULT_MODEL} is a Vercel AI Gateway model id: set AI_GATEWAY_API_KEY in .env.`,
     `     Or give ${ENV_VARIABLE} another gateway id, or a provider's model in config/agents.ts,`,
     `     e.g. openai('gpt-5') from @ai-sdk/openai with OPENAI_API_KEY.`,
+    '  3. Sign in, start a run that waits for you (node ace agents:run operator --owner=<your user id>)',
     page
-      ? "  3. Start a run (node ace agents:run operator) and open /inbox (a run's page and the history link from there)"
-      : '  3. Start a run (node ace agents:run operator); the inbox answers JSON at /inbox',
+      ? "     and open /inbox (a run's page and the history link from there)"
+      : '     and read /inbox: it answers JSON',
   ]
   if (queue !== 'none') {
     lines.push(
@@ -397,7 +401,7 @@ export async function configure(command: Configure) {
   if (page && !framework) return
   const packages = framework ? await pagePackages(command) : null
 
-  await codemods.makeUsingStub(stubsRoot, 'config/agents.stub', {
+  await makeFromStub(command, codemods, stubsRoot, 'config/agents.stub', {
     // The stub engine drops the line breaks before a tag, so the value brings its own
     executor:
       executor === 'queue'
@@ -413,7 +417,7 @@ export async function configure(command: Configure) {
   // With @adonisjs/auth registered, the inbox sits behind its auth middleware
   const withAuth = rcSource.includes('@adonisjs/auth')
   // The stub engine drops the line breaks before a tag, so each value brings its own
-  await codemods.makeUsingStub(stubsRoot, 'start/agent_inbox.stub', {
+  await makeFromStub(command, codemods, stubsRoot, 'start/agent_inbox.stub', {
     middlewareImport: withAuth ? `\nimport { middleware } from '#start/kernel'` : '',
     registration: withAuth
       ? '\n\nregisterInboxRoutes(router, { modifier: (route) => route.use(middleware.auth()) })\nregisterConsoleRoutes(router, { modifier: (route) => route.use(middleware.auth()) })'

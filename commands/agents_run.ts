@@ -9,10 +9,16 @@
  * (docs/design.md §4.1); approvals are denied with "denied: no terminal to approve
  * from" and an intake proceeds on its defaults. Nothing waits on a prompt
  * nobody sees.
+ *
+ * With `--owner <id>` the run is that person's (the id the inbox knows them
+ * by, the user's id by default): nothing is asked here, the command ends
+ * once the run waits or finishes, and what it waits on is in their web
+ * inbox, where settling it resumes the run. The first step after
+ * `configure`: a row in the signed-in user's own inbox.
  */
 
 import { setTimeout as sleep } from 'node:timers/promises'
-import { BaseCommand, args } from '@adonisjs/core/ace'
+import { BaseCommand, args, flags } from '@adonisjs/core/ace'
 import type { CommandOptions } from '@adonisjs/core/types/ace'
 import type { AgentRun } from '../src/persistence/models/agent_run.ts'
 import type { ToolCall } from '../src/persistence/models/tool_call.ts'
@@ -35,7 +41,11 @@ export default class AgentsRun extends BaseCommand {
     'ask tool, approvals are denied and an intake proceeds on its',
     'defaults, so the command never waits for input.',
     '',
+    "With --owner, the run is that user's: what it asks waits in their",
+    'web inbox (/inbox), and the command ends once the run waits.',
+    '',
     '{{ binaryName }} agents:run operator \'{"service":"api"}\'',
+    '{{ binaryName }} agents:run operator --owner=1',
   ]
   static options: CommandOptions = { startApp: true }
 
@@ -47,6 +57,12 @@ export default class AgentsRun extends BaseCommand {
     required: false,
   })
   declare input?: string
+
+  @flags.string({
+    description:
+      'Start the run for this owner (a user id): it waits in their web inbox, nothing is asked here',
+  })
+  declare owner?: string
 
   async run() {
     const { NO_TERMINAL_REASON, describeWaiting, parseRunInput } =
@@ -62,6 +78,8 @@ export default class AgentsRun extends BaseCommand {
       this.exitCode = 1
       return
     }
+
+    if (this.owner !== undefined) return this.#startFor(agents, this.owner)
 
     const interactive = hasTerminal(process.stdin)
     const by = `terminal:${terminalUser()}`
@@ -117,6 +135,31 @@ export default class AgentsRun extends BaseCommand {
       }
     } finally {
       reader?.close()
+    }
+  }
+
+  /**
+   * Starts the run for `owner` and lets it go as far as it can here: it
+   * ends, or waits on rows in the owner's inbox (settled there, it resumes
+   * in the process that settled it or on a worker).
+   */
+  async #startFor(agents: Agents, owner: string) {
+    const { parseRunInput, describeWaiting } = await import('../src/channels/terminal_answers.ts')
+    const { isFinished } = await import('../src/persistence/models/agent_run.ts')
+    const run = await agents.start(this.agent, { input: parseRunInput(this.input), owner })
+    this.logger.info(`Run ${run.id} of "${this.agent}" started for ${owner}`)
+    for (;;) {
+      await agents.idle()
+      await run.refresh()
+      if (isFinished(run.status)) return this.#report(run)
+      const { rows } = await agents.inbox.list({ status: 'pending', runId: run.id })
+      if (rows.length > 0) {
+        for (const row of rows) this.logger.log(`  waiting: ${describeWaiting(row)}`)
+        this.logger.success(`Run ${run.id} waits in the inbox of ${owner}: open /inbox`)
+        return
+      }
+      // Driven elsewhere (a queue worker)
+      await sleep(POLL_INTERVAL)
     }
   }
 

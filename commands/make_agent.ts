@@ -12,7 +12,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { BaseCommand, args, flags } from '@adonisjs/core/ace'
 import string from '@adonisjs/core/helpers/string'
-import { stubsRoot } from '../stubs/main.ts'
+import { formatAppFiles, makeFromStub, stubsRoot } from '../stubs/main.ts'
 
 export default class MakeAgent extends BaseCommand {
   static commandName = 'make:agent'
@@ -28,7 +28,10 @@ export default class MakeAgent extends BaseCommand {
     const codemods = await this.createCodemods()
     codemods.overwriteExisting = this.force === true
     const entity = this.app.generators.createEntity(this.name)
-    await codemods.makeUsingStub(stubsRoot, 'make/agent.stub', { flags: this.parsed.flags, entity })
+    await makeFromStub(this, codemods, stubsRoot, 'make/agent.stub', {
+      flags: this.parsed.flags,
+      entity,
+    })
     if (!this.#hasJapa()) {
       this.logger.info(
         `No test written: this app has no @japa/runner. To test agents, npm i -D @japa/runner @japa/assert ` +
@@ -40,7 +43,7 @@ export default class MakeAgent extends BaseCommand {
     // From tests/unit/agents/<path>/ up to the app's root, then down to the agent
     const folder = entity.path && entity.path !== './' ? `${entity.path}/` : ''
     const depth = 3 + folder.split('/').length - 1
-    await codemods.makeUsingStub(stubsRoot, 'make/agent_test.stub', {
+    await makeFromStub(this, codemods, stubsRoot, 'make/agent_test.stub', {
       flags: this.parsed.flags,
       entity,
       agentImport: `${'../'.repeat(depth)}app/agents/${folder}${string.snakeCase(entity.name)}.js`,
@@ -83,5 +86,6 @@ export default class MakeAgent extends BaseCommand {
     await codemods.registerJapaPlugin('agentAssertions()', [
       { isNamed: true, module: 'adonis-agent-inbox/testing', identifier: 'agentAssertions' },
     ])
+    await formatAppFiles(this.app.makePath(), [bootstrap])
   }
 }

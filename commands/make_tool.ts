@@ -5,7 +5,7 @@
  */
 
 import { BaseCommand, args, flags } from '@adonisjs/core/ace'
-import { stubsRoot } from '../stubs/main.ts'
+import { makeFromStub, stubsRoot } from '../stubs/main.ts'
 
 export default class MakeTool extends BaseCommand {
   static commandName = 'make:tool'
@@ -23,7 +23,7 @@ export default class MakeTool extends BaseCommand {
   async run() {
     const codemods = await this.createCodemods()
     codemods.overwriteExisting = this.force === true
-    await codemods.makeUsingStub(stubsRoot, 'make/tool.stub', {
+    await makeFromStub(this, codemods, stubsRoot, 'make/tool.stub', {
       flags: this.parsed.flags,
       action: this.action === true,
       entity: this.app.generators.createEntity(this.name),

@@ -127,7 +127,7 @@ export type TerminalRow = {
 
 /**
  * Asks each question of a set in turn, again after a bad answer, and
- * returns the answers (questions kept on their defaults left out), or null
+ * returns the answers (questions left unanswered left out), or null
  * when input ended first.
  */
 export async function askAnswers(set: QuestionSet, reader: LineReader, write: LineWriter) {

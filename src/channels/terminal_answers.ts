@@ -14,8 +14,9 @@ import { waitsForAnswers } from '../inbox/wait.ts'
 
 /**
  * What a person typed for one question:
- *  - `values: null`: an empty line, keep the pre-picked defaults (the
- *    question is left out of the reply, so it is recorded as defaulted);
+ *  - `values: null`: an empty line on a question without defaults that
+ *    hold, left unanswered (out of the reply, so it is recorded as
+ *    defaulted);
  *  - `values`: what they picked or typed, each value acceptable;
  *  - `ok: false`: what is wrong, to show before asking again.
  */
@@ -138,7 +139,10 @@ function optionFor(question: Question, token: string) {
 
 /**
  * Reads what a person typed for one question. An empty line keeps the
- * defaults (unless the question is required and has none). On an option
+ * defaults, sent as the person's answer, as the page sends a card
+ * confirmed untouched: the model reads the same "Answer: …" whichever
+ * channel kept them (an empty line is refused for a required question
+ * without defaults). On an option
  * question, "2" picks the second option and "1,3" several (when the
  * question takes several); hotkeys, values and labels pick too. Anything
  * else is the person's own words when the question allows free text, and
@@ -148,15 +152,15 @@ function optionFor(question: Question, token: string) {
  *
  * @example
  * parseAnswer(db, '2') // { ok: true, values: ['mysql'] }
- * parseAnswer(db, '') // { ok: true, values: null }
+ * parseAnswer(db, '') // { ok: true, values: ['postgres'] } (its default)
  * parseAnswer(db, '7') // { ok: false, message: 'There is no option 7: type a number from 1 to 2' }
  */
 export function parseAnswer(question: Question, line: string): ParsedAnswer {
   const text = line.trim()
   if (text === '') {
-    if (question.input?.required && effectiveDefaults(question).length === 0) {
-      return { ok: false, message: 'An answer is required' }
-    }
+    const defaults = effectiveDefaults(question)
+    if (defaults.length > 0) return { ok: true, values: defaults }
+    if (question.input?.required) return { ok: false, message: 'An answer is required' }
     return { ok: true, values: null }
   }
   const options = question.options ?? []
@@ -269,8 +273,8 @@ export function formatApproval(toolName: string, request: { args?: unknown; summ
 }
 
 /**
- * The answers a set's parsed lines make: questions kept on their defaults
- * are left out, so settling records them as defaulted.
+ * The answers a set's parsed lines make: questions left unanswered are
+ * left out, so settling records them as defaulted.
  *
  * @example
  * answersReply(new Map([['db', ['mysql']], ['cache', null]])) // { answers: { db: ['mysql'] } }

@@ -114,7 +114,11 @@ export function refusalText(toolName: string, reason: string): string {
  * @example
  * approvals: {
  *   policy: ({ tool }) => (tool.kind === 'read' ? policy.allow('reads are safe') : undefined),
- *   resolveRole: async (role) => (await User.query().where('role', role)).map((u) => String(u.id)),
+ *   // The model imported inside the hook, never at the top of config/agents.ts
+ *   resolveRole: async (role) => {
+ *     const { default: User } = await import('#models/user')
+ *     return (await User.query().where('role', role)).map((u) => String(u.id))
+ *   },
  * }
  */
 export type ApprovalsConfig = {

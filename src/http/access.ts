@@ -66,7 +66,11 @@ export type InboxAccess = {
    * shows the id.
    *
    * @example
-   * displayName: async (person) => (await User.find(person))?.fullName ?? person
+   * // The model imported inside the hook, never at the top of config/agents.ts
+   * displayName: async (person) => {
+   *   const { default: User } = await import('#models/user')
+   *   return (await User.find(person))?.fullName ?? person
+   * }
    */
   displayName(person: string, ctx: HttpContext): string | Promise<string>
 }

@@ -91,6 +91,7 @@ export type LiveOptions = {
    *
    * @example
    * alsoNotify: async () => {
+   *   const { default: User } = await import('#models/user') // inside the hook
    *   const admins = await User.query().where('is_admin', true)
    *   return admins.map((admin) => String(admin.id))
    * }

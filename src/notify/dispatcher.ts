@@ -29,7 +29,8 @@ export type NotificationsConfig = {
   /**
    * A person's address and wishes (notifiers, digest interval, quiet
    * hours); null: do not notify them. Default: every notifier, at once,
-   * no address (so no mail)
+   * no address (so no mail). Import the app's models inside the hook
+   * (`await import('#models/user')`), not at the top of config/agents.ts
    */
   preferences?: (personId: string) => Preferences | null | Promise<Preferences | null>
   /** The app's absolute URL, for links in mails and payloads (`https://app.example.com`) */

@@ -19,7 +19,11 @@ declare module '@japa/assert' {
   interface Assert {
     /** The run completed; returns it, with its final text in `result` */
     runCompleted(run: RunRef): Promise<AgentRun>
-    /** The run has a pending row of this kind and/or tool; returns the first */
+    /**
+     * The run has a pending row of this kind and/or tool; returns the
+     * first. Kinds: 'intake', 'ask' (the ask tool's questions), 'action'
+     * (an approval: the card says "approval") and 'read'.
+     */
     rowPending(run: RunRef, match?: { kind?: ToolCallKind; tool?: string }): Promise<ToolCall>
     /** The tool ran exactly once in the run, with these args when given */
     toolExecutedOnce(run: RunRef, tool: string, args?: unknown): Promise<ToolCall>
@@ -38,6 +42,14 @@ function describeRows(rows: ToolCall[]) {
         `${row.kind} ${row.toolName} ${row.status}${row.execution ? `/${row.execution}` : ''}`
     )
     .join(', ')
+}
+
+/** The row kinds, as a test names them, each with what the inbox calls it */
+const ROW_KINDS: Record<ToolCallKind, string> = {
+  intake: 'intake',
+  ask: 'ask (a question set)',
+  action: 'action (an approval)',
+  read: 'read',
 }
 
 function idOf(run: RunRef) {
@@ -69,6 +81,14 @@ export function agentAssertions(): PluginFn {
     Assert.macro(
       'rowPending',
       async function (this: Assert, run: RunRef, match: { kind?: string; tool?: string } = {}) {
+        if (match.kind !== undefined && !Object.hasOwn(ROW_KINDS, match.kind)) {
+          // 'approval' is what a card says; the row's kind is 'action'
+          this.evaluate(
+            false,
+            `"${match.kind}" is not a row kind: use ${Object.values(ROW_KINDS).join(', ')}`,
+            { actual: match.kind, expected: Object.keys(ROW_KINDS), operator: 'oneOf' }
+          )
+        }
         const rows = await rowsOf(idOf(run))
         const found = rows.find(
           (row) =>

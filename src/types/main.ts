@@ -26,6 +26,13 @@ export type { RunStatus } from '../persistence/models/agent_run.ts'
 
 /**
  * What config/agents.ts may set.
+ *
+ * Config files load before the app boots: a hook that needs the app's
+ * models imports them inside itself (`const { default: User } = await
+ * import('#models/user')`), never at the top of config/agents.ts. There a
+ * `User` whose auth mixin takes the hash service (`withAuthFinder(hash)`,
+ * as the starter kits write it) captures it before it exists, and the
+ * app's sign-up and login fail.
  */
 export type AgentInboxConfig = {
   /** The app's agents, made with `defineAgent` */

@@ -63,8 +63,8 @@ for (const framework of browserFrameworks()) {
       const page = await session.newPage()
       await signIn(page, ADA)
 
-      const main = page.locator('main.agent-inbox')
-      await page.locator('main[data-live="transmit"]').waitFor()
+      const main = page.locator('.agent-inbox')
+      await page.locator('.agent-inbox[data-live="transmit"]').waitFor()
       assert.equal(await page.locator('.ai-live').innerText(), 'Live')
 
       // Subscribed, the page does not poll: no reload for longer than a poll interval
@@ -119,7 +119,7 @@ for (const framework of browserFrameworks()) {
       })
       await signIn(page, ADA)
 
-      await page.locator('main[data-live="polling"]').waitFor()
+      await page.locator('.agent-inbox[data-live="polling"]').waitFor()
       assert.equal(await page.locator('.ai-live').innerText(), 'Checking for new rows')
       const reloads = countRowReloads(page)
 
@@ -130,7 +130,7 @@ for (const framework of browserFrameworks()) {
       assert.isAtLeast(reloads(), 1)
       // The bundled client tried once, found no Transmit routes and gave up
       assert.deepEqual(streams, [404])
-      assert.equal(await page.locator('main').getAttribute('data-live'), 'polling')
+      assert.equal(await page.locator('.agent-inbox').getAttribute('data-live'), 'polling')
 
       await card.getByRole('button', { name: 'Confirm' }).click()
       await page

@@ -302,7 +302,7 @@ for (const framework of browserFrameworks()) {
       // The page keeps itself fresh (polling, or Transmit where installed)
       // The page starts 'off' and turns live once its effect runs: wait for that, do not race it
       const live = await page
-        .locator('main[data-live="polling"], main[data-live="transmit"]')
+        .locator('.agent-inbox[data-live="polling"], .agent-inbox[data-live="transmit"]')
         .getAttribute('data-live')
       assert.oneOf(live, ['polling', 'transmit'])
 

@@ -62,7 +62,7 @@ for (const framework of browserFrameworks()) {
       assert.equal(await runLink.getAttribute('href'), `/inbox/runs/${run.id}`)
       const runPage = await session.newPage()
       await runPage.goto(`/inbox/runs/${run.id}`)
-      await runPage.locator('main[data-live="transmit"]').waitFor()
+      await runPage.locator('.agent-inbox[data-live="transmit"]').waitFor()
       const loads = countLoads(runPage)
       const entry = (rowId: string) => runPage.locator(`li[data-row-id="${rowId}"]`)
       await entry(intake.id)
@@ -105,7 +105,7 @@ for (const framework of browserFrameworks()) {
       assert.equal(inboxLoads(), 0, 'the inbox reloaded as a whole')
 
       // ...and so does its page, which tells the whole run
-      await runPage.locator('main[data-run-status="completed"]').waitFor()
+      await runPage.locator('.agent-inbox[data-run-status="completed"]').waitFor()
       const end = runPage.locator('li[data-entry="end"]')
       await end.getByText('The run completed').waitFor()
       const { received } = await finishedRun(run.id)
@@ -143,7 +143,7 @@ for (const framework of browserFrameworks()) {
       const run = await startRun(page, 'narrator', long)
       await finishedRun(run.id)
       await page.goto(`/inbox/runs/${run.id}`)
-      await page.locator('main[data-run-status="completed"]').waitFor()
+      await page.locator('.agent-inbox[data-run-status="completed"]').waitFor()
       await page.locator('li[data-entry="step"]').first().waitFor()
       const { scrollWidth, innerWidth } = await page.locator('html').evaluate((html) => ({
         scrollWidth: html.scrollWidth,

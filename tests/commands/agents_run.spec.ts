@@ -4,7 +4,10 @@
  *  - with piped stdin nobody can answer: the model is never offered the
  *    ask tool, the intake proceeds on its defaults, the approval is denied
  *    with a message, and the process ends on its own;
- *  - in a pseudo-terminal a person answers the intake with Enter, the
+ *  - with --owner the run is that person's: it waits in their inbox, and
+ *    the command ends;
+ *  - in a pseudo-terminal a person keeps the intake's default with Enter
+ *    (the model reads it as their answer, as from the page), the
  *    question set by number, by several numbers, in their own words and
  *    after a refused answer, approves the action with y, and the rows
  *    record it all as settled via the terminal.
@@ -99,6 +102,21 @@ test.group('agents:run', (group) => {
     assert.isNull(action.execution)
   })
 
+  test("--owner: the run waits in that person's inbox and the command ends", async ({ assert }) => {
+    const exit = await runAce(['agents:run', 'shipper', 'for ada', '--owner=ada'], {
+      env: logsFor('owner'),
+    })
+    assert.equal(exit.code, 0, exit.output)
+    const run = await AgentRun.findOrFail(runIdIn(exit.output))
+    assert.equal(run.ownerId, 'ada')
+    assert.equal(run.status, 'waiting')
+    assert.include(exit.output, `Run ${run.id} waits in the inbox of ada: open /inbox`)
+    assert.include(exit.output, 'waiting: intake: Which environment should this go to?')
+    assert.notInclude(exit.output, 'No terminal on stdin')
+    const [intake] = await rowsOf(run.id)
+    assert.equal(intake.status, 'pending')
+  })
+
   test('an unknown agent is an error naming the agents', async ({ assert }) => {
     const exit = await runAce(['agents:run', 'nobody'])
     assert.equal(exit.code, 1, exit.output)
@@ -169,8 +187,14 @@ test.group('agents:run', (group) => {
       assert.equal(row.answeredVia, 'terminal')
       assert.equal(row.answeredBy, by)
     }
-    assert.deepEqual((intake.outcome as QuestionOutcome).defaulted, ['environment'])
-    assert.isFalse((intake.outcome as QuestionOutcome).skipped)
+    // Enter kept the default: the model reads it as the person's answer, as from the page
+    const kept = intake.outcome as QuestionOutcome
+    assert.deepEqual(kept.answers, { environment: ['staging'] })
+    assert.deepEqual(kept.defaulted, [])
+    assert.isFalse(kept.skipped)
+    assert.include(kept.text, 'The person answered your questions.')
+    assert.match(kept.text, /^ {3}Answer: Staging$/m)
+    assert.notInclude(kept.text, 'your default')
 
     const answers = asked.outcome as QuestionOutcome
     assert.equal(asked.status, 'answered')

@@ -54,6 +54,10 @@ test.group('Commands index', () => {
       ]
     )
     assert.sameMembers(
+      byName['agents:run'].flags.map((flag) => flag.name),
+      ['owner']
+    )
+    assert.sameMembers(
       byName['agents:inbox'].flags.map((flag) => flag.name),
       ['owner', 'agent', 'tool', 'changed', 'row', 'limit']
     )

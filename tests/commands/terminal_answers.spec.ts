@@ -131,9 +131,12 @@ test.group('Terminal answers | showing a question', () => {
 })
 
 test.group('Terminal answers | reading an answer', () => {
-  test('an empty line keeps the defaults', ({ assert }) => {
-    assert.deepEqual(parseAnswer(region, ''), { ok: true, values: null })
-    assert.deepEqual(parseAnswer(replicas, '   '), { ok: true, values: null })
+  test('an empty line keeps the defaults, sent as the answer the page sends', ({ assert }) => {
+    assert.deepEqual(parseAnswer(region, ''), { ok: true, values: ['eu'] })
+    assert.deepEqual(parseAnswer(replicas, '   '), { ok: true, values: ['2'] })
+    assert.deepEqual(parseAnswer(checks, ''), { ok: true, values: ['lint', 'tests'] })
+    // Defaults that do not hold leave the question unanswered
+    assert.deepEqual(parseAnswer({ ...replicas, defaults: ['9'] }, ''), { ok: true, values: null })
   })
 
   test('an empty line is refused for a required question without defaults', ({ assert }) => {
@@ -271,7 +274,7 @@ test.group('Terminal answers | reading an answer', () => {
     assert.isNull(parseDecision('sure'))
   })
 
-  test('questions kept on their defaults are left out of the reply', ({ assert }) => {
+  test('questions left unanswered are left out of the reply', ({ assert }) => {
     assert.deepEqual(
       answersReply(
         new Map([

@@ -10,6 +10,13 @@
  *
  * The app's Inertia middleware is the starter kit's, which shares nothing
  * of the inbox: the page must work with what its own controller gives it.
+ * The app carries the kits' traits that broke before (issue 35): with the
+ * guide's displayName hook pasted into config/agents.ts, its eager
+ * `withAuthFinder(hash)` User still signs up and logs in; its lint is as
+ * clean after configure, make:agent and make:tool as before; configure's next step
+ * (`agents:run operator --owner=<id>`) puts a row in the signed-in user's
+ * inbox; the page keeps its sizes under the kit's CSS and layout, with one
+ * main landmark (a screenshot in artifacts/).
  * SQLite by default, PostgreSQL (a schema of its own) with DB=pg; not on
  * MySQL, so CI runs it twice. No network: the model is the scripted
  * offline provider (tests/fixtures/offline_provider.ts) preloaded into the
@@ -25,7 +32,7 @@ import { test } from '@japa/runner'
 import type { Page } from 'playwright-core'
 import { freePort } from '../../fixtures/app/bin/launch.ts'
 import { connectionConfig, dbName } from '../helpers/database.ts'
-import { eventually, launchBrowser, newSession, postJson } from '../helpers/browser.ts'
+import { eventually, launchBrowser, newSession, postJson, screenshot } from '../helpers/browser.ts'
 import { cardOf, settledCard } from '../helpers/inbox_browser.ts'
 import {
   installTarball,
@@ -122,6 +129,36 @@ async function getJson(page: Page, path: string) {
   const response = await page.request.get(path, { headers: { accept: 'application/json' } })
   if (!response.ok()) throw new Error(`GET ${path} answered ${response.status()}`)
   return response.json()
+}
+
+/**
+ * The guide's displayName hook (docs/guides/the_inbox.md) and the imports
+ * of its example, as a user pastes them into config/agents.ts.
+ */
+async function guideDisplayName() {
+  const guide = await readFile(new URL('docs/guides/the_inbox.md', REPO_ROOT), 'utf8')
+  const block = [...guide.matchAll(/```ts\n([\s\S]*?)```/g)]
+    .map((match) => match[1])
+    .find((code) => code.includes('displayName: async'))
+  if (!block) throw new Error('No displayName example in the inbox guide')
+  const imports = block
+    .split('\n')
+    .filter((line) => line.startsWith('import ') && !line.includes("'adonis-agent-inbox'"))
+  const hook = /^( *)displayName: async[\s\S]*?\n\1\},\n/m.exec(block)?.[0]
+  if (!hook) throw new Error('No displayName hook in the example')
+  return { imports, hook }
+}
+
+/** The errors `eslint` printed, as `file:line rule` (its "stylish" format) */
+function lintErrors(output: string) {
+  const found: string[] = []
+  let file = ''
+  for (const line of output.split('\n')) {
+    if (line.startsWith('/')) file = line.trim()
+    const error = /^\s+(\d+):\d+\s+error\s+.*?\s(\S+)$/.exec(line)
+    if (error) found.push(`${file}:${error[1]} ${error[2]}`)
+  }
+  return found
 }
 
 /** The run's pending row of that kind, once it waits */
@@ -232,6 +269,20 @@ test.group('Packed package | a fresh starter-kit app', (group) => {
       run(process.execPath, ['ace.js', ...args], { cwd: appRoot, env })
     const read = (path: string) => readFile(new URL(path, appRoot), 'utf8')
 
+    // The app's lint before the package: what configure and make:agent must leave as it is
+    const lint = () =>
+      run(
+        process.execPath,
+        [fileURLToPath(new URL('node_modules/eslint/bin/eslint.js', appRoot)), '.'],
+        {
+          cwd: appRoot,
+          env,
+        }
+      )
+    const lintBefore = await lint()
+    assert.include([0, 1], lintBefore.code ?? -1, lintBefore.output)
+    step('lint before')
+
     /*
      * `node ace configure adonis-agent-inbox`, stdin closed, twice
      */
@@ -251,15 +302,17 @@ test.group('Packed package | a fresh starter-kit app', (group) => {
     assert.equal(await read('adonisrc.ts'), configuredOnce)
     step('configure')
 
-    // The app's owner adds a question to the generated intake
+    // The app's owner adds a question to the generated intake, and the guide's displayName hook
     const agentsConfig = await read('config/agents.ts')
     assert.include(agentsConfig, '        questions: [\n')
+    assert.include(agentsConfig, 'defineConfig({\n  agents: [\n')
+    const { imports, hook } = await guideDisplayName()
     await writeFile(
       new URL('config/agents.ts', appRoot),
-      agentsConfig.replace(
-        '        questions: [\n',
-        `        questions: [\n          ${USERS_QUESTION}`
-      )
+      [...imports, agentsConfig]
+        .join('\n')
+        .replace('        questions: [\n', `        questions: [\n          ${USERS_QUESTION}`)
+        .replace('defineConfig({\n', `defineConfig({\n  inbox: {\n${hook}  },\n`)
     )
 
     // A new agent and its test, on the testing kit of the built package
@@ -270,6 +323,15 @@ test.group('Packed package | a fresh starter-kit app', (group) => {
       `from 'adonis-agent-inbox/testing'`
     )
     assert.include(await read('tests/bootstrap.ts'), '[assert(), agentAssertions()]')
+    const tool = await ace(['make:tool', 'lookup_order'])
+    assert.equal(tool.code, 0, tool.output)
+    const lintAfter = await lint()
+    assert.deepEqual(
+      lintErrors(lintAfter.output),
+      lintErrors(lintBefore.output),
+      `eslint after configure, make:agent and make:tool:\n${lintAfter.output}`
+    )
+    step('lint after')
 
     /*
      * Types: the generated page index, then tsc as the app's typecheck runs it
@@ -355,23 +417,56 @@ test.group('Packed package | a fresh starter-kit app', (group) => {
     cleanup(() => browser.close())
     const session = await newSession(browser, `http://127.0.0.1:${port}`)
     const page = await session.newPage()
-    await page.goto('/dev/login/ada')
-    await page.waitForURL('**/inbox')
+    // Sign-up and login as the kit has them, its User capturing hash eagerly beside the pasted hook
+    await page.goto('/')
+    const credentials = { email: 'ada@example.com', password: 'a long secret' }
+    await postJson(page, '/signup', { fullName: 'ada', ...credentials })
+    const other = await newSession(browser, `http://127.0.0.1:${port}`)
+    cleanup(() => other.close())
+    const otherPage = await other.newPage()
+    await otherPage.goto('/')
+    const loggedIn = await postJson(otherPage, '/login', credentials)
+    await page.goto('/inbox')
     const { person, people } = await getJson(page, '/inbox')
-    // The app has no displayName hook: people are shown by their user's fullName
-    assert.equal(people[person], 'ada')
-    assert.include(await page.locator('.ai-header').innerText(), 'Signed in as ada ·')
+    assert.equal(loggedIn.person, person, 'the login reached the inbox as the same user')
+    // People are shown as the guide's displayName hook names them
+    assert.equal(people[person], 'ada <ada@example.com>')
+    assert.include(
+      await page.locator('.ai-header').innerText(),
+      'Signed in as ada <ada@example.com> ·'
+    )
 
-    const { run: startedRun } = await postJson(page, '/runs', {
-      agent: 'operator',
-      input: 'The API is slow',
-    })
-    const runId: string = startedRun.id
+    // configure's next step: a run of the example agent that waits in this user's inbox
+    const tour = await run(
+      process.execPath,
+      [
+        `--import=${OFFLINE_PROVIDER.href}`,
+        'ace.js',
+        'agents:run',
+        'operator',
+        'The API is slow',
+        `--owner=${person}`,
+      ],
+      { cwd: appRoot, env }
+    )
+    assert.equal(tour.code, 0, tour.output)
+    assert.include(tour.output, `waits in the inbox of ${person}: open /inbox`)
+    const runId = /Run ([0-9a-f-]{36}) of "operator" started/.exec(tour.output)![1]
     const intake = await pendingRow(page, runId, 'intake')
     await page.reload()
     const intakeCard = cardOf(page, intake.id)
     const users = intakeCard.getByLabel('How many users are affected?')
     assert.equal(await users.inputValue(), '10')
+
+    // Inside the kit's layout and under its CSS: one main landmark, a radio the size of a radio
+    assert.equal(await page.locator('body main .agent-inbox').count(), 1)
+    assert.equal(await page.getByRole('main').count(), 1)
+    const radio = await intakeCard
+      .getByRole('radio', { name: 'Users are affected now' })
+      .boundingBox()
+    assert.isBelow(radio!.width, 24)
+    assert.isBelow(radio!.height, 24)
+    await screenshot(page, 'packed_app_inbox.png')
 
     // Out of range: refused on the card, named by its prompt in the alert, nothing settled
     await users.fill('999')

@@ -141,7 +141,7 @@ export async function finishedRun(runId: string): Promise<{ run: AgentRun; recei
  */
 export async function reloadInbox(page: Page) {
   await page.reload()
-  await page.locator('main.agent-inbox[data-live="transmit"]').waitFor()
+  await page.locator('.agent-inbox[data-live="transmit"]').waitFor()
 }
 
 /**

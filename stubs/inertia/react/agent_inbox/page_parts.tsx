@@ -1,12 +1,27 @@
 /*
- * What the inbox's React pages share around their content: the links
- * between them (inbox, history, and the operator's console when the page
- * knows where it is) and the note saying how the page keeps fresh. The
- * app receives this file in inertia/agent_inbox/.
+ * What the inbox's React pages share around their content: their root,
+ * the links between them (inbox, history, and the operator's console when
+ * the page knows where it is) and the note saying how the page keeps
+ * fresh. The app receives this file in inertia/agent_inbox/.
  */
 
+import { useLayoutEffect, useRef, useState, type HTMLAttributes } from 'react'
+import { pageLandmark } from './landmark'
 import type { LiveMode } from './live_client'
 import type { inboxLinks } from './words'
+
+/**
+ * The root of every inbox page: the .agent-inbox element its styles are
+ * scoped under, and the page's main landmark unless the app's layout
+ * already wraps it in one (./landmark.ts). Other attributes land on it.
+ */
+export function PageRoot(props: HTMLAttributes<HTMLDivElement>) {
+  const root = useRef<HTMLDivElement>(null)
+  const [role, setRole] = useState<'main' | undefined>('main')
+  useLayoutEffect(() => setRole(pageLandmark(root.current)), [])
+  const className = props.className ? `agent-inbox ${props.className}` : 'agent-inbox'
+  return <div {...props} ref={root} className={className} role={role} />
+}
 
 /**
  * The links between the pages; the current one is marked for assistive

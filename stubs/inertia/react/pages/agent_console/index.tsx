@@ -19,7 +19,7 @@ import { Head, router } from '@inertiajs/react'
 import { useEffect, useMemo, useState } from 'react'
 import type { ConsoleProps } from 'adonis-agent-inbox/types'
 import { inboxLinks, nameOf } from '../../agent_inbox/words'
-import { InboxNav } from '../../agent_inbox/page_parts'
+import { InboxNav, PageRoot } from '../../agent_inbox/page_parts'
 import { dailyChart, decisionChart, pendingAgeChart } from '../../agent_console/chart_data'
 import { ChartFigure } from '../../agent_console/chart_figure'
 import { DeliveryList, OverdueList, RunListSection } from '../../agent_console/console_lists'
@@ -57,7 +57,7 @@ export default function AgentConsole(props: ConsoleProps) {
 
   const shared = { session, view, people, now }
   return (
-    <main className="agent-inbox agent-console">
+    <PageRoot className="agent-console">
       <Head title="Console" />
       <header className="ai-header">
         <div>
@@ -136,6 +136,6 @@ export default function AgentConsole(props: ConsoleProps) {
       ))}
       <OverdueList rows={lists.overdueRows} {...shared} />
       <DeliveryList deliveries={lists.failingDeliveries} people={people} />
-    </main>
+    </PageRoot>
   )
 }

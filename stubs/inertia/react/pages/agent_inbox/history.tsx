@@ -11,7 +11,7 @@
 import { Head } from '@inertiajs/react'
 import { useId } from 'react'
 import type { HistoryFilters, People, RowCard, RunSummary } from 'adonis-agent-inbox/types'
-import { InboxNav } from '../../agent_inbox/page_parts'
+import { PageRoot, InboxNav } from '../../agent_inbox/page_parts'
 import { historyChoices, nextPageUrl, viewChanged } from '../../agent_inbox/history'
 import {
   cardTitle,
@@ -47,7 +47,7 @@ export default function AgentHistory(props: HistoryPageProps) {
   const empty = filters.view === 'rows' ? rows.length === 0 : runs.length === 0
 
   return (
-    <main className="agent-inbox">
+    <PageRoot>
       <Head title="History" />
       <header className="ai-header">
         <div>
@@ -161,6 +161,6 @@ export default function AgentHistory(props: HistoryPageProps) {
           </a>
         </p>
       )}
-    </main>
+    </PageRoot>
   )
 }

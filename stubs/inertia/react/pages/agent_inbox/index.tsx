@@ -31,7 +31,7 @@ import { InboxSession, BULK, type InboxProps } from '../../agent_inbox/inbox_ses
 import { isEditing } from '../../agent_inbox/keyboard'
 import { LinkCard } from '../../agent_inbox/link_card'
 import { DEFAULT_POLL_INTERVAL, useLiveUpdates } from '../../agent_inbox/live_updates'
-import { InboxNav, LiveNote } from '../../agent_inbox/page_parts'
+import { PageRoot, InboxNav, LiveNote } from '../../agent_inbox/page_parts'
 import { GrantList } from '../../agent_inbox/grant_list'
 import { QuestionCard } from '../../agent_inbox/question_card'
 import { groupKey, settledFromCard } from '../../agent_inbox/rows'
@@ -74,8 +74,7 @@ export default function AgentInbox(props: InboxProps) {
   const selectedCards = session.pendingCards().filter((card) => view.selected.has(card.id))
 
   return (
-    <main
-      className="agent-inbox"
+    <PageRoot
       data-live={live}
       onFocus={(event) => session.setEditing(isEditing(event.target))}
       onBlur={(event) => session.setEditing(isEditing(event.relatedTarget))}
@@ -226,6 +225,6 @@ export default function AgentInbox(props: InboxProps) {
           </p>
         </section>
       )}
-    </main>
+    </PageRoot>
   )
 }

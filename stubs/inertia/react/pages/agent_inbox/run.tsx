@@ -19,7 +19,7 @@ import { Head, router } from '@inertiajs/react'
 import type { People, RunSight, RunTimeline } from 'adonis-agent-inbox/types'
 import { useLiveStep, useLiveUpdates, DEFAULT_POLL_INTERVAL } from '../../agent_inbox/live_updates'
 import { liveStepTitle } from '../../agent_inbox/live_step'
-import { InboxNav, LiveNote } from '../../agent_inbox/page_parts'
+import { PageRoot, InboxNav, LiveNote } from '../../agent_inbox/page_parts'
 import { showEntry, sightNote } from '../../agent_inbox/timeline'
 import { formatTime, inboxLinks, isFinished, nameOf, shortId } from '../../agent_inbox/words'
 import '../../agent_inbox/inbox.css'
@@ -60,7 +60,7 @@ export default function AgentRunPage({
   const step = useLiveStep(run.id, !finished && sight !== 'rows', reload)
 
   return (
-    <main className="agent-inbox" data-live={live} data-run-status={run.status}>
+    <PageRoot data-live={live} data-run-status={run.status}>
       <Head title={`Run ${shortId(run.id)} · ${run.agent}`} />
       <header className="ai-header">
         <div>
@@ -153,6 +153,6 @@ export default function AgentRunPage({
           </li>
         )}
       </ol>
-    </main>
+    </PageRoot>
   )
 }
