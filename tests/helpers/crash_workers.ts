@@ -8,8 +8,10 @@
 
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { mkdir, rm } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import { dbName, sqliteFile } from './database.ts'
+import type { Group } from '@japa/runner/core'
+import { createTestApp, dbName, sqliteFile } from './database.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const WORKER = fileURLToPath(new URL('../fixtures/agent_worker.ts', import.meta.url))
@@ -104,4 +106,20 @@ export function runWorker(command: string, runIds: string[], env: Record<string,
   const worker = startWorker(command, runIds, { LEASE_TTL: '1000', ...env })
   worker.child.stdin.end()
   return worker.exit
+}
+
+/**
+ * The group's test app, and `files` (where the workers write what they
+ * did) made empty before its tests and removed after.
+ */
+export function useAppWithFiles(group: Group, files: URL) {
+  group.setup(async () => {
+    const testApp = await createTestApp()
+    await rm(files, { recursive: true, force: true })
+    await mkdir(files, { recursive: true })
+    return async () => {
+      await testApp.terminate()
+      await rm(files, { recursive: true, force: true })
+    }
+  })
 }

@@ -11,15 +11,14 @@
  * cannot go on ends visibly with its rows closed.
  */
 
-import { mkdir, rm } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from '@japa/runner'
 import vine from '@vinejs/vine'
 import type { SchemaTypes } from '@vinejs/vine/types'
 import type { LanguageModelV4CallOptions } from '@ai-sdk/provider'
-import { createTestApp, dbName } from '../helpers/database.ts'
-import { lines, runWorker } from '../helpers/crash_workers.ts'
+import { dbName } from '../helpers/database.ts'
+import { lines, runWorker, useAppWithFiles } from '../helpers/crash_workers.ts'
 import {
   call,
   createAgents,
@@ -102,15 +101,7 @@ async function waitingOnA(agents: ReturnType<typeof createAgents>, input: string
 }
 
 test.group(`Runtime across deploys | ${dbName()}`, (group) => {
-  group.setup(async () => {
-    const testApp = await createTestApp()
-    await rm(FILES, { recursive: true, force: true })
-    await mkdir(FILES, { recursive: true })
-    return async () => {
-      await testApp.terminate()
-      await rm(FILES, { recursive: true, force: true })
-    }
-  })
+  useAppWithFiles(group, FILES)
 
   test('the approved action’s tool was removed: the row ends tool-removed, nothing runs, the model is told', async ({
     assert,

@@ -13,14 +13,14 @@
  * them drive each step.
  */
 
-import { mkdir, rm } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { test } from '@japa/runner'
-import { createTestApp, dbName } from '../helpers/database.ts'
+import { dbName } from '../helpers/database.ts'
 import {
   lines,
   runWorker as runCrashWorker,
   startWorker as startCrashWorker,
+  useAppWithFiles,
 } from '../helpers/crash_workers.ts'
 import { createAgents } from '../helpers/runtime.ts'
 import { AGENT_NAME, ANSWER, crashAgent } from '../fixtures/crash_agent.ts'
@@ -250,15 +250,7 @@ const BATCH_POINTS = [
 ] as const
 
 test.group(`Runtime crash safety | ${dbName()}`, (group) => {
-  group.setup(async () => {
-    const testApp = await createTestApp()
-    await rm(FILES, { recursive: true, force: true })
-    await mkdir(FILES, { recursive: true })
-    return async () => {
-      await testApp.terminate()
-      await rm(FILES, { recursive: true, force: true })
-    }
-  })
+  useAppWithFiles(group, FILES)
 
   test('killed after a model response is saved, a restart acts on it without calling the model again', async ({
     assert,

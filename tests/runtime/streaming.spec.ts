@@ -8,11 +8,10 @@
  * action run once.
  */
 
-import { mkdir, rm } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { test } from '@japa/runner'
-import { createTestApp, dbName } from '../helpers/database.ts'
-import { lines, runWorker } from '../helpers/crash_workers.ts'
+import { dbName } from '../helpers/database.ts'
+import { lines, runWorker, useAppWithFiles } from '../helpers/crash_workers.ts'
 import {
   ask,
   call,
@@ -92,15 +91,7 @@ async function playScript(stream: boolean) {
 }
 
 test.group(`Runtime streaming steps | ${dbName()}`, (group) => {
-  group.setup(async () => {
-    const testApp = await createTestApp()
-    await rm(FILES, { recursive: true, force: true })
-    await mkdir(FILES, { recursive: true })
-    return async () => {
-      await testApp.terminate()
-      await rm(FILES, { recursive: true, force: true })
-    }
-  })
+  useAppWithFiles(group, FILES)
 
   test('a streamed run writes the journal and rows a generated one does; watchers get deltas, then each commit', async ({
     assert,
