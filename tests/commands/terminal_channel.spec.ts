@@ -59,8 +59,14 @@ test.group('Terminal channel | asking', () => {
     const output = recorder()
     const reply = await askReply(askRow, reader, output.write)
 
+    // Enter on the checks keeps their default, sent as the answer (as a card confirmed untouched)
     assert.deepEqual(reply, {
-      answers: { region: ['us'], window: ['after the standup'], replicas: ['3'] },
+      answers: {
+        region: ['us'],
+        checks: ['tests'],
+        window: ['after the standup'],
+        replicas: ['3'],
+      },
     })
     assert.lengthOf(prompts, 6)
     assert.equal(output.lines[0], 'Before I deploy:')
