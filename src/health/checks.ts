@@ -17,7 +17,7 @@ import { ToolCall } from '../persistence/models/tool_call.ts'
 import { AgentEffect } from '../persistence/models/agent_effect.ts'
 import { Notification } from '../persistence/models/notification.ts'
 import { preparedColumns } from '../persistence/prepared_columns.ts'
-import { whereStranded } from '../runtime/stranded.ts'
+import { strandedHalves } from '../runtime/stranded.ts'
 import type { ResolvedAgentInboxConfig } from '../types/main.ts'
 import { lastBeat } from './heartbeat.ts'
 import {
@@ -137,8 +137,15 @@ export class AgentStrandedRunsCheck extends AgentCheck {
   protected async verdict(now: DateTime) {
     const { recoverEvery } = await this.intervals()
     const grace = 2 * recoverEvery
-    const query = whereStranded(AgentRun.query(), { now, quietFor: grace })
-    return strandedVerdict(await late(query, 'updatedAt', 'updated_at'), now, grace)
+    const halves = strandedHalves({ now, quietFor: grace })
+    const [leased, waiting] = await Promise.all(
+      halves.map((half) => late(half, 'updatedAt', 'updated_at'))
+    )
+    const oldest = [leased.oldest, waiting.oldest]
+      .filter((at): at is DateTime => at !== null)
+      .sort((a, b) => a.toMillis() - b.toMillis())[0]
+    const stranded = { count: leased.count + waiting.count, oldest: oldest ?? null }
+    return strandedVerdict(stranded, now, grace)
   }
 }
 

@@ -49,46 +49,36 @@ function cutoffOf(options: StrandedOptions) {
 }
 
 /** `queued` or `running` with no lease (nothing written for `quietFor`) or a lapsed one */
-function leaseLapsed<Query extends RunsQuery>(query: Query, options: StrandedOptions): Query {
+function leaseLapsed(options: StrandedOptions): RunsQuery {
   const cutoff = cutoffOf(options)
-  return query.whereIn('status', ['queued', 'running']).where((lease) => {
-    lease.where((none) => {
-      none.whereNull('lease_owner')
-      if (options.quietFor) none.where('updated_at', '<', cutoff)
+  return AgentRun.query()
+    .whereIn('status', ['queued', 'running'])
+    .where((lease) => {
+      lease.where((none) => {
+        none.whereNull('lease_owner')
+        if (options.quietFor) none.where('updated_at', '<', cutoff)
+      })
+      lease.orWhere('lease_expires_at', '<', cutoff)
+      if (options.owner) lease.orWhere('lease_owner', options.owner)
     })
-    lease.orWhere('lease_expires_at', '<', cutoff)
-    if (options.owner) lease.orWhere('lease_owner', options.owner)
-  })
 }
 
 /** `waiting` with nothing pending, and nothing written for `quietFor` */
-function settledWaiting<Query extends RunsQuery>(query: Query, options: StrandedOptions): Query {
-  const waiting = waitingWithNothingPending(query)
+function settledWaiting(options: StrandedOptions): RunsQuery {
+  const waiting = waitingWithNothingPending(AgentRun.query())
   return options.quietFor ? waiting.where('updated_at', '<', cutoffOf(options)) : waiting
 }
 
 /**
- * Narrows a runs query to the stranded runs: `queued` or `running` with no
- * lease or a lapsed one, and `waiting` with nothing pending. Recovery takes
- * them now; the health check (src/health/) counts those left `quietFor`.
- */
-export function whereStranded<Query extends RunsQuery>(
-  query: Query,
-  options: StrandedOptions = {}
-): Query {
-  return query
-    .where((stale) => leaseLapsed(stale, options))
-    .orWhere((waiting) => settledWaiting(waiting, options))
-}
-
-/**
- * The stranded runs as two queries, each searched through an index of its
- * own (the runs' status and lease; their status, then the pending-rows
- * probe). MySQL reads every run for the OR of `whereStranded` in one
- * statement, so what reads them across many runs (the console) asks these.
+ * The stranded runs, as two queries searched through an index each:
+ * `queued` or `running` with no lease or a lapsed one (the runs' status
+ * and lease), and `waiting` with nothing pending (their status, then the
+ * pending-rows probe). Two queries rather than one with an OR: MySQL
+ * reads every run for the OR. Recovery takes them now; the health check
+ * (src/health/) and the console count and list those left `quietFor`.
  */
 export function strandedHalves(options: StrandedOptions = {}): [RunsQuery, RunsQuery] {
-  return [leaseLapsed(AgentRun.query(), options), settledWaiting(AgentRun.query(), options)]
+  return [leaseLapsed(options), settledWaiting(options)]
 }
 
 /**
@@ -98,7 +88,9 @@ export function strandedHalves(options: StrandedOptions = {}): [RunsQuery, RunsQ
  * before the lease lapses (a run it is driving now is refused as busy by
  * its driver).
  */
-export function strandedRuns(owner?: string): Promise<AgentRun[]> {
+export async function strandedRuns(owner?: string): Promise<AgentRun[]> {
   // With what it was stranded in, and by whom: a lapsed lease of another process is a takeover
-  return whereStranded(AgentRun.query(), { owner }).select('id', 'status', 'lease_owner')
+  const halves = strandedHalves({ owner }).map((half) => half.select('id', 'status', 'lease_owner'))
+  const [leased, waiting] = await Promise.all(halves)
+  return [...leased, ...waiting]
 }
