@@ -166,9 +166,8 @@ export class RowSettler {
     if (await writeSettlement(row, now, changes, entries, grant)) {
       debug('row %s settled %s by %s via %s', row.id, changes.status, options.by, options.via)
       // The update is what was written: no need to read it back
-      return noteSettled([row.merge({ ...changes, updatedAt: now })], { waits: false }).then(
-        () => row
-      )
+      await noteSettled([row.merge({ ...changes, updatedAt: now })], { waits: false })
+      return row
     }
 
     /*
@@ -308,7 +307,8 @@ export class RowSettler {
       return row
     }
     debug('row %s settled %s by quorum', row.id, result.changes.status)
-    return noteSettled([row.merge({ ...result.changes, updatedAt: now })]).then(() => row)
+    await noteSettled([row.merge({ ...result.changes, updatedAt: now })])
+    return row
   }
 
   #settledError(row: ToolCall) {

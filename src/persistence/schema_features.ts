@@ -12,57 +12,60 @@
 import { AgentRun } from './models/agent_run.ts'
 import debug from '../debug.ts'
 
-const asked = new WeakMap<object, Promise<boolean>>()
-const askedTraces = new WeakMap<object, Promise<boolean>>()
+/**
+ * Whether `columns` all exist, asked once per database connection and
+ * cached once answered; a failed read returns `assumed`, not cached (a
+ * guess, not an answer: asked again on the next call, so a passing error
+ * is not kept).
+ */
+function columnsCheck(what: string, columns: [table: string, column: string][], assumed: boolean) {
+  const asked = new WeakMap<object, Promise<boolean>>()
+  return (): Promise<boolean> => {
+    const knex = AgentRun.$adapter.modelConstructorClient(AgentRun).getWriteClient()
+    let known = asked.get(knex)
+    if (!known) {
+      known = Promise.all(columns.map(([table, column]) => knex.schema.hasColumn(table, column)))
+        .then((found) => {
+          const all = found.every(Boolean)
+          if (!all) debug('no %s columns: the migrations are behind', what)
+          return all
+        })
+        .catch((error) => {
+          debug('reading %s columns failed; assumed %s %O', what, assumed, error)
+          asked.delete(knex)
+          return assumed
+        })
+      asked.set(knex, known)
+    }
+    return known
+  }
+}
 
 /**
  * Whether `agent_runs` and `agent_tool_calls` have `definition_digest`
  * (the package's second migration). Assumed when the schema cannot be
  * read, and asked again on the next call.
  */
-export function hasDefinitionDigests(): Promise<boolean> {
-  const client = AgentRun.$adapter.modelConstructorClient(AgentRun)
-  const knex = client.getWriteClient()
-  let known = asked.get(knex)
-  if (!known) {
-    known = Promise.all([
-      knex.schema.hasColumn('agent_runs', 'definition_digest'),
-      knex.schema.hasColumn('agent_tool_calls', 'definition_digest'),
-    ])
-      .then(([runs, rows]) => {
-        if (!runs || !rows) debug('no definition_digest columns: the migrations are behind')
-        return runs && rows
-      })
-      .catch((error) => {
-        // A guess, not an answer: asked again next time, so a passing error is not kept
-        debug('reading definition_digest columns failed; assumed there %O', error)
-        asked.delete(knex)
-        return true
-      })
-    asked.set(knex, known)
-  }
-  return known
-}
+export const hasDefinitionDigests = columnsCheck(
+  'definition_digest',
+  [
+    ['agent_runs', 'definition_digest'],
+    ['agent_tool_calls', 'definition_digest'],
+  ],
+  true
+)
 
 /**
  * Whether `agent_tool_calls` has `opened_trace` and `settled_trace` (the
  * package's fourth migration). Asked only while tracing is on; assumed
- * absent when the schema cannot be read: a trace context is never worth a
- * failed write.
+ * absent when the schema cannot be read (a trace context is never worth a
+ * failed write), and asked again on the next call.
  */
-export function hasTraceContexts(): Promise<boolean> {
-  const client = AgentRun.$adapter.modelConstructorClient(AgentRun)
-  const knex = client.getWriteClient()
-  let known = askedTraces.get(knex)
-  if (!known) {
-    known = knex.schema
-      .hasColumn('agent_tool_calls', 'settled_trace')
-      .then((has) => {
-        if (!has) debug('no trace context columns: the migrations are behind')
-        return has
-      })
-      .catch(() => false)
-    askedTraces.set(knex, known)
-  }
-  return known
-}
+export const hasTraceContexts = columnsCheck(
+  'trace context',
+  [
+    ['agent_tool_calls', 'opened_trace'],
+    ['agent_tool_calls', 'settled_trace'],
+  ],
+  false
+)

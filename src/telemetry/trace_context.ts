@@ -37,24 +37,22 @@ export function spanContextOf(traceparent: string | null | undefined): SpanConte
   }
 }
 
-/**
- * The trace context a new row is written with: `{ openedTrace }` while a
- * recording span is active and the table has the column, else nothing.
- */
-export async function openedTrace(): Promise<{ openedTrace?: string }> {
+/** The active span's traceparent to store, while it records and the table has the columns */
+async function storedTraceparent(): Promise<string | undefined> {
   const traceparent = activeTraceparent()
-  if (!traceparent || !(await hasTraceContexts())) return {}
-  return { openedTrace: traceparent }
+  return traceparent && (await hasTraceContexts()) ? traceparent : undefined
 }
 
-/**
- * The trace context a settle writes with its outcome, as `openedTrace`
- * does for a new row.
- */
+/** The trace context a new row is written with: `{ openedTrace }`, or nothing */
+export async function openedTrace(): Promise<{ openedTrace?: string }> {
+  const traceparent = await storedTraceparent()
+  return traceparent ? { openedTrace: traceparent } : {}
+}
+
+/** The trace context a settle writes with its outcome: `{ settledTrace }`, or nothing */
 export async function settledTrace(): Promise<{ settledTrace?: string }> {
-  const traceparent = activeTraceparent()
-  if (!traceparent || !(await hasTraceContexts())) return {}
-  return { settledTrace: traceparent }
+  const traceparent = await storedTraceparent()
+  return traceparent ? { settledTrace: traceparent } : {}
 }
 
 /**
