@@ -20,7 +20,6 @@ import {
   InvalidReplyException,
 } from '../errors.ts'
 import { isFinished } from '../persistence/models/agent_run.ts'
-import { isRowId } from '../persistence/models/tool_call.ts'
 import { reassignRow } from '../inbox/reassign.ts'
 import { readConsole } from '../console/read.ts'
 import { DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS } from '../console/figures.ts'
@@ -38,6 +37,7 @@ import {
   replyBody,
   requestOf,
   respond,
+  uuidParam,
   visitorOf,
   wantsPage,
   type InertiaContext,
@@ -69,13 +69,6 @@ function windowDays(ctx: HttpContext): number {
       meta: { min: 1, max: MAX_WINDOW_DAYS },
     },
   ])
-}
-
-/** The id in the URL, when it can name a run or row (a UUID), else 404 */
-function idOf(ctx: HttpContext, what: 'run' | 'row'): string {
-  const id: unknown = ctx.params.id
-  if (!isRowId(id)) throw new E_NOT_FOUND([`No ${what} with that id: ids are UUIDs`])
-  return id
 }
 
 /** What an action did: JSON for API clients, flashed to the page for Inertia visits and forms */
@@ -125,7 +118,7 @@ export default class ConsoleController {
   /** Retry: a failed run replays as a new attempt (`agents.retry`) */
   async retry(ctx: InertiaContext) {
     const { visitor, actor } = await operatorOf(ctx)
-    const id = idOf(ctx, 'run')
+    const id = uuidParam(ctx.params.id, 'run')
     const run = await visitor.agents.run(id)
     if (!run) throw new E_NOT_FOUND([`No run ${id}`])
     if (run.status !== 'failed') throw new E_RUN_NOT_ACTIONABLE([id, run.status, 'retry'])
@@ -136,7 +129,7 @@ export default class ConsoleController {
   /** Cancel: a run that has not finished is cancelled with its pending rows (`agents.cancel`) */
   async cancel(ctx: InertiaContext) {
     const { visitor, actor } = await operatorOf(ctx)
-    const id = idOf(ctx, 'run')
+    const id = uuidParam(ctx.params.id, 'run')
     const run = await visitor.agents.run(id)
     if (!run) throw new E_NOT_FOUND([`No run ${id}`])
     if (isFinished(run.status)) throw new E_RUN_NOT_ACTIONABLE([id, run.status, 'cancel'])
@@ -147,7 +140,7 @@ export default class ConsoleController {
   /** Reassign: a pending row goes to `to`, one of its assignees (the `console.assignees` hook) */
   async reassign(ctx: InertiaContext) {
     const { visitor, settings, actor } = await operatorOf(ctx)
-    const id = idOf(ctx, 'row')
+    const id = uuidParam(ctx.params.id, 'row')
     const { to } = replyBody(ctx)
     const row = await visitor.agents.inbox.find(id)
     if (!row) throw new E_NOT_FOUND([`No row ${id}`])

@@ -9,14 +9,14 @@
  */
 
 import type { HttpContext } from '@adonisjs/core/http'
-import { E_FORBIDDEN, E_NOT_FOUND } from '../errors.ts'
+import { E_FORBIDDEN } from '../errors.ts'
 import { runSight, type RunSight } from '../governance/view.ts'
 import type { AgentRun } from '../persistence/models/agent_run.ts'
-import { isRowId, type ToolCall } from '../persistence/models/tool_call.ts'
+import type { ToolCall } from '../persistence/models/tool_call.ts'
 import { unionPages } from '../persistence/keyset.ts'
 import { approverOf } from '../inbox/votes.ts'
 import type { InboxQuery } from '../inbox/list.ts'
-import { mayDecide, visitorOf, type Visitor } from './visitor.ts'
+import { mayDecide, uuidParam, visitorOf, type Visitor } from './visitor.ts'
 
 /** The run channels a request was let watch, so the guard and Transmit ask once */
 const watching = new WeakMap<HttpContext, string>()
@@ -63,12 +63,11 @@ export async function sightOfRun(
 /**
  * The run of `:id` (or `id`) with its record, if the visitor may see something of
  * it (`sight`, and the rows it shows them), else E_NOT_FOUND / E_FORBIDDEN.
- * Run ids are UUIDs: anything else is no run, never a query.
+ * Run ids are UUIDs: anything else is no run, never a query (`uuidParam`).
  */
 export async function runInSight(ctx: HttpContext, visitor: Visitor, id: unknown = ctx.params.id) {
-  if (!isRowId(id)) throw new E_NOT_FOUND(['No run with that id: run ids are UUIDs'])
   // E_NOT_FOUND for a run that is not there
-  const record = await visitor.agents.runRecord(id)
+  const record = await visitor.agents.runRecord(uuidParam(id, 'run'))
   const { sight, rows } = await sightOfRun(ctx, visitor, record.run, record.rows)
   if (!sight) throw new E_FORBIDDEN()
   return { ...record, sight, shown: rows }

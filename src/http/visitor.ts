@@ -51,13 +51,21 @@ export async function visitorOf(ctx: HttpContext): Promise<Visitor> {
 }
 
 /**
+ * An id from the URL that can name a row or a run (a lowercase UUID, as
+ * written), else E_NOT_FOUND: anything else is never a query.
+ */
+export function uuidParam(id: unknown, what: 'row' | 'run'): string {
+  if (!isRowId(id)) throw new E_NOT_FOUND([`No ${what} with that id: ${what} ids are UUIDs`])
+  return id
+}
+
+/**
  * The row of `:id` if the visitor may see it, else E_NOT_FOUND /
  * E_FORBIDDEN. Row ids are UUIDs: anything else (a NUL byte, a megabyte)
  * is no row, never a query.
  */
 export async function authorizedRow(ctx: HttpContext, visitor: Visitor): Promise<ToolCall> {
-  const id: unknown = ctx.params.id
-  if (!isRowId(id)) throw new E_NOT_FOUND(['No row with that id: row ids are UUIDs'])
+  const id = uuidParam(ctx.params.id, 'row')
   const row = await visitor.agents.inbox.find(id)
   if (!row) throw new E_NOT_FOUND([`No row ${id}`])
   if (!(await mayDecide(ctx, visitor, row))) throw new E_FORBIDDEN()
