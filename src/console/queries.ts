@@ -179,7 +179,7 @@ export const CONSOLE_QUERIES = {
   /**
    * The window's last DECISION_SAMPLE decisions a person made
    * (agent_tool_calls_settled_index); their runs' agents are read after,
-   * by primary key (`agentsOfRuns`), rather than joined: a join let
+   * by primary key (`agentsOfRuns` in ../inbox/rows.ts), rather than joined: a join let
    * PostgreSQL hash the whole runs table
    */
   decisions: (client: QueryClientContract, plan: ConsolePlan) =>
@@ -256,9 +256,4 @@ export function pendingOfRuns(client: QueryClientContract, runIds: string[]) {
     .whereIn('run_id', runIds)
     .where('status', 'pending')
     .groupBy('run_id')
-}
-
-/** The agents of runs, by id (their primary key) */
-export function agentsOfRuns(client: QueryClientContract, runIds: string[]) {
-  return client.from(AgentRun.table).select('id', 'agent').whereIn('id', runIds)
 }

@@ -7,10 +7,11 @@
  */
 
 import { DateTime } from 'luxon'
-import type { AgentRun } from '../persistence/models/agent_run.ts'
+import { isFinished, type AgentRun } from '../persistence/models/agent_run.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
 import { readRows } from '../persistence/prepared_columns.ts'
 import { runSummary } from '../runtime/run_summary.ts'
+import { agentsOfRuns } from '../inbox/rows.ts'
 import { quorumOf, quorumVotes } from '../inbox/votes.ts'
 import { settlers } from '../governance/ladder.ts'
 import {
@@ -22,7 +23,6 @@ import {
   type Decision,
 } from './figures.ts'
 import {
-  agentsOfRuns,
   CONSOLE_QUERIES,
   consoleClient,
   COUNTED_RUN_STATUSES,
@@ -64,14 +64,13 @@ const total = (row: { total?: unknown } | undefined) => Number(row?.total ?? 0)
 
 /** A run in a list, with what Retry and Cancel may do to it */
 function listedRun(run: AgentRun, reason: ConsoleRun['reason'], pending = 0): ConsoleRun {
-  const finished = ['completed', 'failed', 'cancelled'].includes(run.status)
   return {
     ...runSummary(run),
     reason,
     updatedAt: run.updatedAt?.toISO() ?? null,
     error: run.error ? String(run.error).slice(0, 500) : null,
     pendingRows: pending,
-    actions: { retry: run.status === 'failed', cancel: !finished },
+    actions: { retry: run.status === 'failed', cancel: !isFinished(run.status) },
   }
 }
 
@@ -142,7 +141,7 @@ export async function readConsole(options: ConsoleReadOptions): Promise<ConsoleF
   }
 
   const decided = readRows(ToolCall, sample)
-  const agentOf = await runAgents(decided.flatMap((row) => (row.runId ? [row.runId] : [])))
+  const agentOf = await agentsOfRuns(decided.flatMap((row) => (row.runId ? [row.runId] : [])))
   const decisions: Decision[] = decided.map((row) => ({
     agent: row.runId ? (agentOf.get(row.runId) ?? null) : null,
     tool: row.toolName,
@@ -234,23 +233,10 @@ export async function readConsole(options: ConsoleReadOptions): Promise<ConsoleF
   }
 }
 
-/** The agents of runs by id, read by primary key a thousand at a time */
-async function runAgents(ids: string[]): Promise<Map<string, string>> {
-  const runIds = [...new Set(ids)]
-  const agents = new Map<string, string>()
-  for (let offset = 0; offset < runIds.length; offset += 1000) {
-    const chunk = runIds.slice(offset, offset + 1000)
-    for (const run of await agentsOfRuns(consoleClient(), chunk)) {
-      agents.set(String(run.id), String(run.agent))
-    }
-  }
-  return agents
-}
-
 /** The overdue rows as listed: their agent, and who may settle each now */
 async function overdueList(rows: ToolCall[]): Promise<ConsoleOverdueRow[]> {
   if (rows.length === 0) return []
-  const agents = await runAgents(rows.flatMap((row) => (row.runId ? [row.runId] : [])))
+  const agents = await agentsOfRuns(rows.flatMap((row) => (row.runId ? [row.runId] : [])))
   const votes = await quorumVotes(rows)
   return rows.map((row) => {
     const spec = quorumOf(row)

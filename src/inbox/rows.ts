@@ -114,6 +114,23 @@ export async function rowAgent(row: ToolCall): Promise<string | null> {
 }
 
 /**
+ * The agents of runs by id, read by primary key a thousand at a time:
+ * for rows read without their run's (a batch the sweep expired, a sample
+ * of decisions).
+ */
+export async function agentsOfRuns(runIds: Iterable<string>): Promise<Map<string, string>> {
+  const ids = [...new Set(runIds)]
+  const agents = new Map<string, string>()
+  for (let offset = 0; offset < ids.length; offset += 1000) {
+    const chunk = ids.slice(offset, offset + 1000)
+    for (const run of await AgentRun.query().whereIn('id', chunk).select('id', 'agent')) {
+      agents.set(run.id, run.agent)
+    }
+  }
+  return agents
+}
+
+/**
  * A row of the holder's current attempt, built in memory with its id and
  * timestamps, not yet written (see `insertBuilt`).
  */

@@ -14,8 +14,7 @@
 
 import type { Attributes, Counter, Histogram, Meter } from '@opentelemetry/api'
 import { ToolCall } from '../persistence/models/tool_call.ts'
-import { AgentRun } from '../persistence/models/agent_run.ts'
-import { runAgentOf } from '../inbox/rows.ts'
+import { agentsOfRuns, runAgentOf } from '../inbox/rows.ts'
 import debug from '../debug.ts'
 import { observeGauges } from './gauges.ts'
 import { ATTR } from './attributes.ts'
@@ -138,13 +137,7 @@ export function recordOpened(row: ToolCall, holder: object) {
 export async function recordSettled(rows: ToolCall[]) {
   if (!live || rows.length === 0) return
   const unknown = rows.filter((row) => row.runId && runAgentOf(row) === undefined)
-  const agents = new Map<string, string>()
-  if (unknown.length > 0) {
-    const ids = [...new Set(unknown.map((row) => row.runId!))]
-    for (const run of await AgentRun.query().whereIn('id', ids).select('id', 'agent')) {
-      agents.set(run.id, run.agent)
-    }
-  }
+  const agents = await agentsOfRuns(unknown.map((row) => row.runId!))
   const instrumentsNow = live
   if (!instrumentsNow) return
   for (const row of rows) {
