@@ -10,6 +10,7 @@ import type { HttpContext } from '@adonisjs/core/http'
 import type { ToolCall } from '../persistence/models/tool_call.ts'
 import type { ApprovalsConfig } from '../governance/policy.ts'
 import debug from '../debug.ts'
+import { resolvePeople } from '../inbox/ladder_steps.ts'
 
 /** The Bouncer ability the default `authorize` asks for */
 export const CONSOLE_ABILITY = 'viewAgentConsole'
@@ -55,17 +56,13 @@ export async function bouncerAllows(ctx: HttpContext): Promise<boolean> {
   }
 }
 
-/** The people a row's ladder would reassign it to */
+/** The people a row's ladder would reassign it to (`@role`s only where roles resolve) */
 async function ladderPeople(row: ToolCall, approvals: ApprovalsConfig): Promise<string[]> {
-  const people: string[] = []
-  for (const entry of row.ladder ?? []) {
-    if (entry.do !== 'reassign') continue
-    for (const name of entry.to ?? []) {
-      if (!name.startsWith('@')) people.push(name)
-      else if (approvals.resolveRole) people.push(...(await approvals.resolveRole(name.slice(1))))
-    }
-  }
-  return [...new Set(people)].filter((person) => person !== row.ownerId)
+  const names = (row.ladder ?? [])
+    .flatMap((entry) => (entry.do === 'reassign' ? (entry.to ?? []) : []))
+    .filter((name) => !name.startsWith('@') || approvals.resolveRole)
+  const people = await resolvePeople(names, approvals.resolveRole)
+  return people.filter((person) => person !== row.ownerId)
 }
 
 /**

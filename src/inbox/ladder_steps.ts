@@ -175,8 +175,8 @@ export async function reassign(
   return { ...change, notices }
 }
 
-/** People and `@role`s as people, each once */
-async function resolvePeople(
+/** People and `@role`s as people, each once (a role with no `resolveRole` throws) */
+export async function resolvePeople(
   names: string[],
   resolveRole?: LadderOptions['resolveRole']
 ): Promise<string[]> {
