@@ -34,6 +34,7 @@ import { anyRow, batchTransaction, hasRowLocks } from '../persistence/batch_tran
 import { appendEvents } from './audit_log.ts'
 import debug from '../debug.ts'
 import { noteSettled } from '../telemetry/settled.ts'
+import { settledTrace } from '../telemetry/trace_context.ts'
 
 /**
  * What one batch (or one late reply's expiry) wrote, once committed.
@@ -234,6 +235,8 @@ async function writeBatch(
     answeredVia: 'expiry',
     settledAt: now,
     updatedAt: now,
+    // The sweep's trace context: the drive that resumes the run links to it
+    ...(await settledTrace()),
   })
   // Rows of the same request, kind and expiry rule expire the same way: computed once
   const computed = new Map<string, string>()

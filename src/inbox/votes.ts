@@ -32,6 +32,7 @@ import {
 } from '../persistence/prepared_columns.ts'
 import type { DecisionReply } from '../questions/types.ts'
 import { appendEvents, type Actor } from './audit_log.ts'
+import { settledTrace } from '../telemetry/trace_context.ts'
 
 /**
  * The quorum a row was opened with, or null for a row any one authorized
@@ -144,7 +145,7 @@ export async function castVote(
       .where('id', row.id)
       .where('status', 'pending')
       .where((unexpired) => unexpired.whereNull('expires_at').orWhere('expires_at', '>', at))
-      .update(preparedColumns(row, { ...changes, updatedAt: now }))
+      .update(preparedColumns(row, { ...changes, ...(await settledTrace()), updatedAt: now }))
     // The row is locked and was pending: nothing else can have settled it
     if (affectedRows(settled) !== 1) throw new Error(`Row ${row.id} changed under its lock`)
     await appendEvents(

@@ -14,7 +14,7 @@ import { test } from '@japa/runner'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { SpanKind, trace } from '@opentelemetry/api'
+import { context, SpanKind, trace } from '@opentelemetry/api'
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base'
 import { defineConfig as defineRedisConfig } from '@adonisjs/redis'
 import { defineConfig as defineQueueConfig, drivers } from '@adonisjs/queue'
@@ -302,7 +302,7 @@ test.group('Traces', () => {
     assert.include(JSON.stringify(await ToolCall.findOrFail(intake.id)), MARKER)
   }).timeout(90_000)
 
-  test('the OTLP/HTTP exporter delivers the package spans with their attributes; an expiry records its wait', async ({
+  test('the OTLP/HTTP exporter delivers the package spans with their attributes; an expiry and a quorum’s last vote record their settle', async ({
     assert,
     cleanup,
   }) => {
@@ -341,5 +341,37 @@ test.group('Traces', () => {
       wait.links.map((link) => link.spanId),
       [sweep.spanId]
     )
+    // The row keeps the sweep as its settle, for the drive that resumes the run to link to
+    const expired = await ToolCall.findOrFail(due.id)
+    assert.equal(expired.status, 'expired')
+    assert.equal(expired.settledTrace, `00-${sweep.traceId}-${sweep.spanId}-01`)
+
+    // A quorum's last vote settles the row under the vote's span (the request's), kept the same way
+    const run = await AgentRun.create({
+      agent: TRACED_AGENT,
+      ownerId: 'ada',
+      status: 'waiting',
+      input: { task: 'shed' },
+    })
+    const voted = await runtime.inbox.open(
+      run,
+      { kind: 'action', toolName: 'paint', args: { color: 'red' }, summary: 'Paint the shed red' },
+      {
+        quorum: {
+          stages: [{ approvers: ['grace'], quorum: 1 }],
+          excludeRequester: false,
+          requester: 'ada',
+        },
+      }
+    )
+    const request = trace.getTracer('test').startSpan('POST /inbox/rows/:id/reply')
+    const settled = await context.with(trace.setSpan(context.active(), request), () =>
+      runtime.inbox.settle(voted.id, { approved: true }, { by: 'grace', via: 'web' })
+    )
+    request.end()
+    assert.equal(settled.status, 'approved')
+    const { traceId, spanId } = request.spanContext()
+    const approved = await ToolCall.findOrFail(voted.id)
+    assert.equal(approved.settledTrace, `00-${traceId}-${spanId}-01`)
   })
 })
