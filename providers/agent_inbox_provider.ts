@@ -168,6 +168,15 @@ export default class AgentInboxProvider {
       )
       return this.#dispatcher
     })
+    this.app.container.singleton('agents.mcp', async () => {
+      const config = await this.#config()
+      if (!config) {
+        throw new RuntimeException(
+          'The MCP routes need config/agents.ts made with defineConfig from adonis-agent-inbox'
+        )
+      }
+      return { config: config.mcp, limits: config.limits }
+    })
     this.app.container.singleton('agents.inbox', async () => {
       const agents = await this.app.container.make('agents.runtime')
       return agents.inbox

@@ -8,6 +8,7 @@ import { configProvider } from '@adonisjs/core'
 import { RuntimeException } from '@adonisjs/core/exceptions'
 import type { ConfigProvider } from '@adonisjs/core/types'
 import { resolveLimits } from './questions/values.ts'
+import { resolveMcpConfig } from './mcp_server/config.ts'
 import type { AgentInboxConfig, ExecutorFactory, ResolvedAgentInboxConfig } from './types/main.ts'
 import type { MetricsOptions } from './telemetry/metrics.ts'
 
@@ -60,6 +61,13 @@ export function defineConfig(
     )
   }
 
+  let mcp
+  try {
+    mcp = resolveMcpConfig(config.mcp)
+  } catch (error) {
+    throw new RuntimeException(`Invalid "mcp" in config/agents.ts: ${(error as Error).message}`)
+  }
+
   return configProvider.create(async () => ({
     agents: config.agents ?? [],
     limits,
@@ -70,6 +78,7 @@ export function defineConfig(
     recoverInterval: config.recoverInterval ?? 60_000,
     inbox: config.inbox ?? {},
     approvals: config.approvals ?? {},
+    mcp,
     live: config.live === false ? false : typeof config.live === 'object' ? config.live : {},
     executorKind: typeof config.executor === 'function' ? 'custom' : (config.executor ?? 'inline'),
     executor: config.executor === 'queue' ? await queueExecutor(config) : executorFactory(config),

@@ -119,10 +119,11 @@ export function predicateOf(choice: GrantChoice, args: unknown): Record<string, 
  */
 export function covers(
   grant: GrantRecord,
-  call: { runId: string; ownerId: string | null; args: unknown },
+  call: { runId: string | null; ownerId: string | null; args: unknown },
   sameValue: (a: unknown, b: unknown) => boolean
 ): boolean {
-  if (grant.scope === 'run') return grant.runId === call.runId
+  // A call outside any run (an outside agent's, src/mcp_server/) is in no run's grant
+  if (grant.scope === 'run') return call.runId !== null && grant.runId === call.runId
   if (grant.personId !== call.ownerId) return false
   if (grant.scope === 'person') return true
   const values = (call.args ?? {}) as Record<string, unknown>

@@ -21,6 +21,12 @@ export type PolicyCall = {
   run: { id: string; agent: string; ownerId: string | null }
   /** The run's owner, who asked for the work */
   owner: string | null
+  /**
+   * An outside agent's call through the inbox's MCP server
+   * (`request_approval`, src/mcp_server/): the client its token names. Such
+   * a call has no run: `run.agent` is `mcp` and `run.id` names the token.
+   */
+  client?: { name: string; tokenId: string; userId: string }
 }
 
 /**

@@ -53,17 +53,20 @@ function live(query: ReturnType<typeof Grant.query>, now: DateTime) {
 }
 
 /**
- * A live grant that covers a call of `toolName` in run `runId` (owned by
- * `ownerId`) with `args`, or null. One indexed query.
+ * A live grant that covers a call of `toolName` in run `runId` (null: a
+ * call outside any run) owned by `ownerId`, with `args`, or null. One
+ * indexed query.
  */
 export async function findGrant(
-  call: { toolName: string; runId: string; ownerId: string | null; args: unknown },
+  call: { toolName: string; runId: string | null; ownerId: string | null; args: unknown },
   now = DateTime.now()
 ): Promise<Grant | null> {
   const query = live(Grant.query(), now)
     .where('tool_name', call.toolName)
     .where((scope) => {
-      scope.where((run) => run.where('scope', 'run').where('run_id', call.runId))
+      if (call.runId !== null) {
+        scope.where((run) => run.where('scope', 'run').where('run_id', call.runId!))
+      }
       if (call.ownerId !== null) {
         scope.orWhere((mine) =>
           mine.whereIn('scope', ['person', 'args']).where('person_id', call.ownerId!)

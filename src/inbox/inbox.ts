@@ -188,7 +188,9 @@ export class Inbox {
       {
         spendsBudget: options.spendsBudget === true && !recalled,
         sequence: options.sequence,
-        also: recalled ? undefined : openedRecords(quorum, options.decidedBy, this.#notify),
+        also: recalled
+          ? undefined
+          : openedRecords(quorum, options.decidedBy, this.#notify, options.openedBy),
       }
     )
     if (row.status === 'pending') {

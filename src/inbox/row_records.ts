@@ -31,6 +31,12 @@ export type DecidedCall = {
 }
 
 /**
+ * Who opened a row from outside the runtime (an outside agent's MCP
+ * client, src/mcp_server/): its `created` entry names them.
+ */
+export type OpenedBy = { actor: string; channel: string; data?: Record<string, unknown> }
+
+/**
  * The writes of a row opened pending: its approvers when it needs a
  * quorum, its notices when notifications are on, then `policy-decided`
  * (when a policy asked for it) and `created`.
@@ -38,7 +44,8 @@ export type DecidedCall = {
 export function openedRecords(
   quorum?: QuorumSpec,
   decidedBy?: Record<string, unknown>,
-  notify = false
+  notify = false,
+  openedBy?: OpenedBy
 ) {
   return async (trx: TransactionClientContract, row: ToolCall) => {
     if (quorum) {
@@ -51,7 +58,11 @@ export function openedRecords(
       await appendNotices(trx, row.id, notices, row.createdAt)
     }
     const ids = { runId: row.runId, rowId: row.id, digest: viewDigest(row) }
-    const entries: AuditEntry[] = [{ ...ids, type: 'created', channel: 'runtime' }]
+    const entries: AuditEntry[] = [
+      openedBy
+        ? { ...ids, type: 'created', ...openedBy }
+        : { ...ids, type: 'created', channel: 'runtime' },
+    ]
     if (decidedBy) {
       entries.unshift({ ...ids, type: 'policy-decided', channel: 'policy', data: decidedBy })
     }

@@ -12,6 +12,7 @@ import type { QuorumSpec } from '../governance/quorum.ts'
 import type { ToolCallKind } from '../persistence/models/tool_call.ts'
 import type { GrantChoice } from '../governance/grant_rules.ts'
 import type { LadderStep } from '../governance/ladder.ts'
+import type { OpenedBy } from './row_records.ts'
 
 /**
  * A need for a person, as whoever opens it describes it: a question set
@@ -98,4 +99,6 @@ export type OpenOptions = {
   definitionDigest?: string
   /** The traceparent of the drive that opens it, while traced (src/telemetry/) */
   openedTrace?: string
+  /** Who opened it from outside the runtime, for its `created` entry (row_records.ts) */
+  openedBy?: OpenedBy
 }

@@ -11,7 +11,7 @@
  * `elicitationResultFromOutcome` for why).
  */
 
-import type { QuestionOutcome } from '../questions/types.ts'
+import type { Question, QuestionOutcome, QuestionSet } from '../questions/types.ts'
 import { effectiveDefaults } from '../questions/defaults.ts'
 import { checkValue } from '../questions/values.ts'
 import { parseRequest, type Field } from './to_questions.ts'
@@ -51,6 +51,46 @@ function contentValue(field: Field, values: string[]): ElicitationContentValue |
   if (field.kind === 'boolean') return value === 'true'
   if (field.kind === 'number') return Number(value)
   return value
+}
+
+/**
+ * The field a question of the package's own set types its values as: the
+ * same typing an elicitation's answers get back, for a question set an
+ * outside agent asked (`ask_human`, src/mcp_server/).
+ */
+function fieldOf(question: Question): Field {
+  const type = question.input?.type
+  const kind = question.multiple
+    ? 'multi'
+    : type === 'boolean'
+      ? 'boolean'
+      : type === 'number' || type === 'integer'
+        ? 'number'
+        : question.options
+          ? 'single'
+          : 'string'
+  return { key: question.id, required: false, kind, question }
+}
+
+/**
+ * A settled question set's answers typed per question: numbers and
+ * integers as numbers, booleans as booleans, multiple choices as arrays,
+ * the rest as strings; a question with no valid value is left out.
+ *
+ * @example
+ * typedAnswers(set, { replicas: ['2'], db: ['pg'] }) // { replicas: 2, db: 'pg' }
+ */
+export function typedAnswers(
+  set: QuestionSet,
+  answers: Record<string, string[]>
+): Record<string, ElicitationContentValue> {
+  const typed: Record<string, ElicitationContentValue> = {}
+  for (const question of set.questions) {
+    const values = Object.hasOwn(answers, question.id) ? answers[question.id] : []
+    const value = contentValue(fieldOf(question), Array.isArray(values) ? values : [])
+    if (value !== undefined) typed[question.id] = value
+  }
+  return typed
 }
 
 /**

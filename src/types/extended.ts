@@ -8,6 +8,8 @@ import type { Inbox } from '../inbox/inbox.ts'
 import type { Agents } from '../runtime/agents.ts'
 import type { NotificationDispatcher } from '../notify/dispatcher.ts'
 import type { ConsoleSettings } from '../console/access.ts'
+import type { ResolvedMcpConfig } from '../mcp_server/config.ts'
+import type { QuestionLimits } from '../questions/types.ts'
 
 declare module '@adonisjs/core/types' {
   interface ContainerBindings {
@@ -19,6 +21,8 @@ declare module '@adonisjs/core/types' {
     'agents.notifications': NotificationDispatcher | null
     /** The operator console's hooks: the config's `console` over the defaults */
     'agents.console': ConsoleSettings
+    /** The MCP server's settings (`mcp` in config/agents.ts) and the question limits it asks under */
+    'agents.mcp': { config: ResolvedMcpConfig; limits: QuestionLimits }
   }
   interface EventsList extends AgentEvents {}
 }

@@ -15,6 +15,7 @@ import type { ApprovalsConfig } from '../governance/policy.ts'
 import type { NotificationsConfig } from '../notify/dispatcher.ts'
 import type { TracingOptions } from '../telemetry/tracing.ts'
 import type { ConsoleConfig } from '../console/access.ts'
+import type { McpServerConfig, ResolvedMcpConfig } from '../mcp_server/config.ts'
 
 export type * from '../questions/types.ts'
 export type {
@@ -62,6 +63,11 @@ export type AgentInboxConfig = {
   inbox?: Partial<InboxAccess>
   /** Governance of tool calls (docs/design.md §11) */
   approvals?: ApprovalsConfig
+  /**
+   * The inbox as an MCP server for outside agents (`registerMcpRoutes`,
+   * docs/guides/mcp_server.md): the guard naming clients, who answers, waits
+   */
+  mcp?: McpServerConfig
   /**
    * Broadcast row events on `agent_inbox/<owner>` through `@adonisjs/transmit`
    * when the app has it, so the inbox page updates live; `false` turns it
@@ -124,6 +130,7 @@ export type ResolvedAgentInboxConfig = {
   recoverInterval: number
   inbox: Partial<InboxAccess>
   approvals: ApprovalsConfig
+  mcp: ResolvedMcpConfig
   live: LiveOptions | false
   /** Which executor drives the runs; `'custom'` for a factory */
   executorKind: 'inline' | 'queue' | 'custom'

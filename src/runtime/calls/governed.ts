@@ -176,9 +176,9 @@ async function ask(
 }
 
 /**
- * A call recorded as decided without a person.
+ * A call recorded as decided without a person (also an outside agent's, src/mcp_server/).
  */
-function decided(
+export function decided(
   status: DecidedCall['status'],
   via: DecidedCall['answeredVia'],
   text: string,

@@ -1,0 +1,55 @@
+/*
+ * The HTTP side of the inbox's MCP server: each request is authenticated
+ * with the app's access-tokens guard (`mcp.guard`), before anything is
+ * read or opened — a bad or revoked token is a 401 — then handed, with the
+ * body the app's body parser already read, to a stateless Streamable HTTP
+ * transport over the raw Node request and response.
+ */
+
+import type { HttpContext } from '@adonisjs/core/http'
+import { RuntimeException } from '@adonisjs/core/exceptions'
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import type { McpClient } from './config.ts'
+import { inboxMcpServer } from './server.ts'
+
+type TokenUser = { currentAccessToken: { identifier: string | number | bigint; name: string | null } }
+
+export default class McpController {
+  async handle(ctx: HttpContext) {
+    const auth = (ctx as unknown as { auth?: { use(guard: string): { authenticate(): Promise<TokenUser> } } })
+      .auth
+    if (!auth) {
+      throw new RuntimeException(
+        'The MCP routes need @adonisjs/auth: add its initialize_auth_middleware to start/kernel.ts'
+      )
+    }
+    const mcp = await ctx.containerResolver.make('agents.mcp')
+    const user = await auth.use(mcp.config.guard).authenticate()
+    const token = user.currentAccessToken
+    const client: McpClient = {
+      userId: mcp.config.identify(user),
+      tokenId: String(token.identifier),
+      name: token.name ?? `token ${token.identifier}`,
+    }
+    const agents = await ctx.containerResolver.make('agents.runtime')
+    const server = inboxMcpServer({
+      inbox: agents.inbox,
+      approvals: agents.approvals,
+      config: mcp.config,
+      limits: mcp.limits,
+      client,
+    })
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    })
+    const raw = ctx.response.response
+    raw.on('close', () => {
+      void transport.close()
+      void server.close()
+    })
+    await server.connect(transport)
+    const body = ctx.request.method() === 'POST' ? ctx.request.body() : undefined
+    await transport.handleRequest(ctx.request.request, raw, body)
+  }
+}
