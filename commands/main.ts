@@ -23,6 +23,7 @@ const COMMANDS = {
   'agents_audit.ts': () => import('./agents_audit.ts'),
   'agents_stats.ts': () => import('./agents_stats.ts'),
   'agents_policy.ts': () => import('./agents_policy.ts'),
+  'agents_mcp_token.ts': () => import('./agents_mcp_token.ts'),
   'agents_migrations.ts': () => import('./agents_migrations.ts'),
   'make_agent.ts': () => import('./make_agent.ts'),
   'make_tool.ts': () => import('./make_tool.ts'),

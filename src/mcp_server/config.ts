@@ -30,9 +30,29 @@ export type McpAskContext = {
   to: string | null
 }
 
+/**
+ * The Lucid model of the guard's users, with its access tokens
+ * (`static accessTokens = DbAccessTokensProvider.forModel(User)`): what
+ * `node ace agents:mcp-token` makes, lists and revokes tokens with.
+ */
+export type McpTokensModel = {
+  findOrFail(id: unknown): Promise<unknown>
+  accessTokens: {
+    create(
+      user: any,
+      abilities?: string[],
+      options?: { name?: string; expiresIn?: string | number }
+    ): Promise<{ identifier: string | number | BigInt; value?: { release(): string } }>
+    all(user: any): Promise<{ identifier: string | number | BigInt; name: string | null }[]>
+    delete(user: any, identifier: string | number | BigInt): Promise<number>
+  }
+}
+
 export type McpServerConfig = {
   /** The `@adonisjs/auth` access-tokens guard that checks a client's token; default `api` */
   guard?: string
+  /** The guard's user model, imported lazily: `() => import('#models/user')` (for the token command) */
+  model?: () => Promise<{ default: McpTokensModel }>
   /** How the guard's user is named as a person of the inbox; default `String(user.id)` */
   identify?: (user: any) => string
   /**
@@ -56,8 +76,9 @@ export type McpServerConfig = {
 }
 
 export type ResolvedMcpConfig = Required<
-  Omit<McpServerConfig, 'ladder' | 'onExpiry' | 'expiresIn'>
+  Omit<McpServerConfig, 'ladder' | 'onExpiry' | 'expiresIn' | 'model'>
 > & {
+  model?: McpServerConfig['model']
   ladder?: LadderStep[]
   expiresIn: number
   onExpiry: { ask: ExpiryRule; approval: ExpiryRule }
@@ -79,6 +100,7 @@ export function resolveMcpConfig(config: McpServerConfig = {}): ResolvedMcpConfi
   }
   return {
     guard: config.guard ?? 'api',
+    model: config.model,
     identify: config.identify ?? ((user) => String(user.id)),
     owner: config.owner ?? (({ client }) => client.userId),
     expiresIn: durationMs(config.expiresIn ?? '24h'),

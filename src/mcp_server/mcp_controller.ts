@@ -12,7 +12,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { McpClient } from './config.ts'
 import { inboxMcpServer } from './server.ts'
 
-type TokenUser = { currentAccessToken: { identifier: string | number | bigint; name: string | null } }
+type TokenUser = { currentAccessToken: { identifier: string | number | BigInt; name: string | null } }
 
 export default class McpController {
   async handle(ctx: HttpContext) {
