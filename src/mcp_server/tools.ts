@@ -95,7 +95,9 @@ export async function askInput(
   const to = toOf(input)
   if (to !== null && typeof to === 'object') return to
   const result = await validateQuestionSet(input, limits)
-  if (!result.ok) return { error: formatIssuesForModel(result.issues) }
+  if (!result.ok) {
+    return { error: formatIssuesForModel(result.issues).replace('call ask again', `call ${ASK_HUMAN} again`) }
+  }
   return { set: result.value, to }
 }
 

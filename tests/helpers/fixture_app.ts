@@ -26,10 +26,18 @@ export { ensureFixtureBuilt, type FixtureApp }
  * await fixture.stop()
  */
 export function startFixtureApp(
-  options: { env?: NodeJS.ProcessEnv; framework?: InboxFramework } = {}
+  options: {
+    env?: NodeJS.ProcessEnv
+    framework?: InboxFramework
+    /** A restart: the same port, the database as it is */
+    port?: number
+    migrate?: boolean
+  } = {}
 ): Promise<FixtureApp> {
   return launchFixtureApp({
     framework: options.framework,
+    port: options.port,
+    migrate: options.migrate,
     env: { DB_CONNECTION: dbName(), DB_FILE: sqliteFile(), ...options.env },
   })
 }

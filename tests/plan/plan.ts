@@ -76,6 +76,17 @@ export const SUITES: PlannedSuite[] = [
     ],
   },
   {
+    name: 'mcp_server',
+    timeout: 120_000,
+    parts: [
+      {
+        files: ['tests/mcp_server/**/*.spec.ts'],
+        on: 'every',
+        why: 'outside agents’ rows, votes, grants and tasks live in the database; the SDK client over HTTP against the fixture server',
+      },
+    ],
+  },
+  {
     name: 'persistence',
     parts: [
       {
