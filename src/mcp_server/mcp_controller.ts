@@ -12,6 +12,9 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { McpClient } from './config.ts'
 import { inboxMcpServer } from './server.ts'
 
+/** PostgreSQL's invalid_text_representation */
+const INVALID_TEXT = '22P02'
+
 type TokenUser = { currentAccessToken: { identifier: string | number | BigInt; name: string | null } }
 
 export default class McpController {
@@ -24,7 +27,15 @@ export default class McpController {
       )
     }
     const mcp = await ctx.containerResolver.make('agents.mcp')
-    const user = await auth.use(mcp.config.guard).authenticate()
+    const user = await auth
+      .use(mcp.config.guard)
+      .authenticate()
+      .catch((error: { code?: string }) => {
+        // A token whose id is no id at all (PostgreSQL refuses it as an integer) is no token either
+        if (error.code === INVALID_TEXT) return null
+        throw error
+      })
+    if (!user) return ctx.response.unauthorized({ errors: [{ message: 'Unauthorized access' }] })
     const token = user.currentAccessToken
     const client: McpClient = {
       userId: mcp.config.identify(user),

@@ -47,11 +47,18 @@ const PLAN = {
 
 type Suite = { fixture: FixtureApp; inbox: Inbox; app: ApplicationService; ada: string; adaId: string }
 
-/** The pending row an MCP call opened, once committed */
-function pendingMcpRow(toolName: string, after: number) {
+/** The ids of the rows MCP calls opened so far */
+async function rowIds() {
+  return new Set((await mcpRows()).map((row) => row.id))
+}
+
+/** The pending row an MCP call opened since `before`, once committed */
+function pendingMcpRow(toolName: string, before: Set<string>) {
   return eventually(`a pending ${toolName} row`, async () => {
     const rows = await mcpRows()
-    return rows.slice(after).find((row) => row.toolName === toolName && row.status === 'pending')
+    return rows.find(
+      (row) => !before.has(row.id) && row.toolName === toolName && row.status === 'pending'
+    )
   })
 }
 
@@ -85,7 +92,7 @@ test.group('MCP server: outside agents ask through the inbox', (group) => {
     assert,
   }) => {
     const client = await connect()
-    const before = (await mcpRows()).length
+    const before = await rowIds()
     const call = client.callTool({ name: 'ask_human', arguments: PLAN })
     const row = await pendingMcpRow('ask_human', before)
     assert.equal(row.ownerId, String(ADA))
@@ -102,7 +109,7 @@ test.group('MCP server: outside agents ask through the inbox', (group) => {
 
   test('request_approval rejected with a reason: the client receives the reason', async ({ assert }) => {
     const client = await connect()
-    const before = (await mcpRows()).length
+    const before = await rowIds()
     const call = client.callTool({
       name: 'request_approval',
       arguments: { title: 'db:migrate', summary: 'Run 3 migrations', arguments: { env: 'production' } },
@@ -185,8 +192,10 @@ test.group('MCP server: outside agents ask through the inbox', (group) => {
           params: { name: 'ask_human', arguments: PLAN },
         }),
       })
+    // No token id at all; then a real id with a wrong secret
     assert.equal((await call('oat_bm90IGEgdG9rZW4.bm90IGEgc2VjcmV0')).status, 401)
     const token = await mcpToken(GRACE, 'old-laptop')
+    assert.equal((await call(`${token.secret.split('.')[0]}.d3Jvbmcgc2VjcmV0`)).status, 401)
     const client = await connect(token.secret)
     await client.listTools()
     await revokeToken(GRACE, token.id)
@@ -215,10 +224,12 @@ test.group('MCP server: outside agents ask through the inbox', (group) => {
     const set = (index: number) => ({
       questions: [{ id: 'n', prompt: `Number for client ${index}?`, input: { type: 'integer' }, defaults: ['0'] }],
     })
-    const before = (await mcpRows()).length
+    const before = await rowIds()
     const calls = clientsOf.map((client, index) => client.callTool({ name: 'ask_human', arguments: set(index) }))
     const rows = await eventually('50 pending rows', async () => {
-      const found = (await mcpRows()).slice(before).filter((row) => row.status === 'pending')
+      const found = (await mcpRows()).filter(
+        (row) => !before.has(row.id) && row.status === 'pending'
+      )
       return found.length === 50 ? found : undefined
     })
     // Each row answered with its own client's number, read from its own prompt
