@@ -41,7 +41,7 @@ export default class AgentsMcpToken extends BaseCommand {
     const config = await this.app.container.make('agents.mcp')
     if (!config.config.model) {
       this.logger.error(
-        'Name the guard\'s user model in config/agents.ts: mcp: { model: () => import(\'#models/user\') }'
+        "Name the guard's user model in config/agents.ts: mcp: { model: () => import('#models/user') }"
       )
       this.exitCode = 1
       return
@@ -73,7 +73,9 @@ export default class AgentsMcpToken extends BaseCommand {
       name: this.name,
       ...(this.expiresIn ? { expiresIn: this.expiresIn } : {}),
     })
-    this.logger.info(`Token ${String(token.identifier)} (${this.name}) for user ${this.user}, shown once:`)
+    this.logger.info(
+      `Token ${String(token.identifier)} (${this.name}) for user ${this.user}, shown once:`
+    )
     this.logger.log(token.value!.release())
   }
 }

@@ -188,9 +188,7 @@ export class Inbox {
       {
         spendsBudget: options.spendsBudget === true && !recalled,
         sequence: options.sequence,
-        also: recalled
-          ? undefined
-          : openedRecords(quorum, options.decidedBy, this.#notify, options.openedBy),
+        also: recalled ? undefined : openedRecords(quorum, options, this.#notify),
       }
     )
     if (row.status === 'pending') {

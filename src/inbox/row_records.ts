@@ -42,11 +42,11 @@ export type OpenedBy = { actor: string; channel: string; data?: Record<string, u
  * (when a policy asked for it) and `created`.
  */
 export function openedRecords(
-  quorum?: QuorumSpec,
-  decidedBy?: Record<string, unknown>,
-  notify = false,
-  openedBy?: OpenedBy
+  quorum: QuorumSpec | undefined,
+  opened: { decidedBy?: Record<string, unknown>; openedBy?: OpenedBy } = {},
+  notify = false
 ) {
+  const { decidedBy, openedBy } = opened
   return async (trx: TransactionClientContract, row: ToolCall) => {
     if (quorum) {
       await trx.insertQuery().table(Approver.table).multiInsert(approverColumns(row.id, quorum))

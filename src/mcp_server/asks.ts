@@ -44,14 +44,22 @@ function opening(context: AskContext, onExpiry: 'ask' | 'approval') {
   }
 }
 
-async function ownerOf(context: AskContext, tool: 'ask_human' | 'request_approval', to: string | null) {
+async function ownerOf(
+  context: AskContext,
+  tool: 'ask_human' | 'request_approval',
+  to: string | null
+) {
   return context.config.owner({ client: context.client, tool, to })
 }
 
 /**
  * Opens the row of an `ask_human` call.
  */
-export async function openAsk(context: AskContext, set: QuestionSet, to: string | null): Promise<Opened> {
+export async function openAsk(
+  context: AskContext,
+  set: QuestionSet,
+  to: string | null
+): Promise<Opened> {
   const owner = await ownerOf(context, ASK_HUMAN, to)
   if (owner === null) return { error: nobody(to) }
   const row = await context.inbox.open(
@@ -97,7 +105,9 @@ export async function openApproval(context: AskContext, action: ApprovalRequest)
   if (verdict?.decision === 'allow') {
     const text = `Allowed by policy${rule ? ` (${rule})` : ''}.`
     const data = { decision: 'allow', rule, ...clientData }
-    return { row: await inbox.record(holder, call, { decided: decided('auto', 'policy', text, data) }) }
+    return {
+      row: await inbox.record(holder, call, { decided: decided('auto', 'policy', text, data) }),
+    }
   }
   if (verdict?.decision === 'deny') {
     const text = refusalText(action.title, verdict.reason)
@@ -112,13 +122,17 @@ export async function openApproval(context: AskContext, action: ApprovalRequest)
     try {
       quorum = await resolveQuorum(quorumOptions, client.userId, (role) => {
         if (!approvals.resolveRole) {
-          throw new RangeError(`No "approvals.resolveRole" in config/agents.ts to resolve "${role}"`)
+          throw new RangeError(
+            `No "approvals.resolveRole" in config/agents.ts to resolve "${role}"`
+          )
         }
         return approvals.resolveRole(role)
       })
     } catch (error) {
       if (!(error instanceof RangeError)) throw error
-      return { error: `This action needs an approval nobody can give: ${error.message}. Nothing was asked.` }
+      return {
+        error: `This action needs an approval nobody can give: ${error.message}. Nothing was asked.`,
+      }
     }
     const row = await inbox.open(holder, call, {
       ...opening(context, 'approval'),
@@ -131,12 +145,24 @@ export async function openApproval(context: AskContext, action: ApprovalRequest)
     const grant = await findGrant({ toolName: action.title, runId: null, ownerId: owner, args })
     if (grant) {
       const text = `Allowed by a remembered approval (${grant.scope} grant).`
-      const data = { decision: 'allow', grantId: grant.id, scope: grant.scope, grantedBy: grant.personId, ...clientData }
-      return { row: await inbox.record(holder, call, { decided: decided('auto', 'grant', text, data) }) }
+      const data = {
+        decision: 'allow',
+        grantId: grant.id,
+        scope: grant.scope,
+        grantedBy: grant.personId,
+        ...clientData,
+      }
+      return {
+        row: await inbox.record(holder, call, { decided: decided('auto', 'grant', text, data) }),
+      }
     }
   }
   const grants = action.irreversible ? [] : context.config.grants
-  const row = await inbox.open(holder, { ...call, grants }, { ...opening(context, 'approval'), decidedBy })
+  const row = await inbox.open(
+    holder,
+    { ...call, grants },
+    { ...opening(context, 'approval'), decidedBy }
+  )
   return { row }
 }
 

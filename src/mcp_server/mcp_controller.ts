@@ -15,12 +15,15 @@ import { inboxMcpServer } from './server.ts'
 /** PostgreSQL's invalid_text_representation */
 const INVALID_TEXT = '22P02'
 
-type TokenUser = { currentAccessToken: { identifier: string | number | BigInt; name: string | null } }
+type TokenUser = {
+  currentAccessToken: { identifier: string | number | BigInt; name: string | null }
+}
 
 export default class McpController {
   async handle(ctx: HttpContext) {
-    const auth = (ctx as unknown as { auth?: { use(guard: string): { authenticate(): Promise<TokenUser> } } })
-      .auth
+    const auth = (
+      ctx as unknown as { auth?: { use(guard: string): { authenticate(): Promise<TokenUser> } } }
+    ).auth
     if (!auth) {
       throw new RuntimeException(
         'The MCP routes need @adonisjs/auth: add its initialize_auth_middleware to start/kernel.ts'

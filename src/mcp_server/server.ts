@@ -18,7 +18,14 @@ import type { McpClient, ResolvedMcpConfig } from './config.ts'
 import { openApproval, openAsk, type AskContext, type Opened } from './asks.ts'
 import { rowResult, rowTask, toolError, type ToolResult } from './results.ts'
 import { askedRow, rowTaskStore } from './task_store.ts'
-import { approvalInput, askInput, ASK_HUMAN, GET_ANSWER, REQUEST_APPROVAL, toolList } from './tools.ts'
+import {
+  approvalInput,
+  askInput,
+  ASK_HUMAN,
+  GET_ANSWER,
+  REQUEST_APPROVAL,
+  toolList,
+} from './tools.ts'
 
 export type McpServerContext = AskContext & { limits: Partial<QuestionLimits> }
 
@@ -61,7 +68,9 @@ async function openFor(context: McpServerContext, name: string, input: unknown):
     const action = approvalInput(input)
     return 'error' in action ? action : openApproval(context, action)
   }
-  return { error: `No tool named "${name}": call ${ASK_HUMAN}, ${REQUEST_APPROVAL} or ${GET_ANSWER}` }
+  return {
+    error: `No tool named "${name}": call ${ASK_HUMAN}, ${REQUEST_APPROVAL} or ${GET_ANSWER}`,
+  }
 }
 
 /**

@@ -96,7 +96,12 @@ export async function askInput(
   if (to !== null && typeof to === 'object') return to
   const result = await validateQuestionSet(input, limits)
   if (!result.ok) {
-    return { error: formatIssuesForModel(result.issues).replace('call ask again', `call ${ASK_HUMAN} again`) }
+    return {
+      error: formatIssuesForModel(result.issues).replace(
+        'call ask again',
+        `call ${ASK_HUMAN} again`
+      ),
+    }
   }
   return { set: result.value, to }
 }
@@ -122,7 +127,7 @@ export function approvalInput(input: unknown): ApprovalRequest | { error: string
   const summary = text('summary', 2000)
   const args = raw.arguments ?? {}
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-    problems.push('arguments: must be an object of the action\'s arguments')
+    problems.push("arguments: must be an object of the action's arguments")
   } else if (Object.hasOwn(args, 'client')) {
     problems.push('arguments.client: is reserved for the name of your client; rename it')
   } else if (JSON.stringify(args).length > 16_384) {

@@ -27,7 +27,10 @@ test.group(`MCP server: a question answered on the page | react | ${dbName()}`, 
     assert,
     cleanup,
   }) => {
-    const client = await mcpClient(suite.fixture.baseUrl, (await mcpToken(ADA, 'claude-code')).secret)
+    const client = await mcpClient(
+      suite.fixture.baseUrl,
+      (await mcpToken(ADA, 'claude-code')).secret
+    )
     cleanup(() => client.close())
     const call = client.callTool({
       name: 'ask_human',

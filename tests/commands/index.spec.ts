@@ -32,6 +32,7 @@ test.group('Commands index', () => {
       'agents:audit',
       'agents:stats',
       'agents:policy',
+      'agents:mcp-token',
       'agents:migrations',
       'make:agent',
       'make:tool',
@@ -44,6 +45,7 @@ test.group('Commands index', () => {
     assert.isTrue(byName['agents:audit'].options.startApp)
     assert.isTrue(byName['agents:stats'].options.startApp)
     assert.isTrue(byName['agents:policy'].options.startApp)
+    assert.isTrue(byName['agents:mcp-token'].options.startApp)
     // Only writes files, as configure does
     assert.notOk(byName['agents:migrations'].options.startApp)
     assert.deepEqual(
@@ -64,6 +66,14 @@ test.group('Commands index', () => {
     assert.sameMembers(
       byName['agents:stats'].flags.map((flag) => flag.name),
       ['days', 'json']
+    )
+    assert.deepEqual(
+      byName['agents:mcp-token'].args.map((arg) => [arg.name, arg.required]),
+      [['user', true]]
+    )
+    assert.sameMembers(
+      byName['agents:mcp-token'].flags.map((flag) => flag.name),
+      ['name', 'expiresIn', 'list', 'revoke']
     )
   })
 

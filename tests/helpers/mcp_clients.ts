@@ -62,5 +62,8 @@ export function structured(result: unknown): Record<string, any> {
 
 /** Rows the MCP server opened (run-less, asked by a client) */
 export async function mcpRows(): Promise<ToolCall[]> {
-  return ToolCall.query().whereNull('run_id').where('tool_call_id', 'like', 'mcp:%').orderBy('created_at')
+  return ToolCall.query()
+    .whereNull('run_id')
+    .where('tool_call_id', 'like', 'mcp:%')
+    .orderBy('created_at')
 }

@@ -144,6 +144,32 @@ test.group('Layers of src/', () => {
     )
   })
 
+  test('the MCP server is reached only from its routes, the provider and the commands, and never reaches the HTTP side', async ({
+    assert,
+  }) => {
+    const list = await sources('src', 'providers', 'commands', 'services')
+    assert.deepEqual(
+      offenders(list, (target, source) => {
+        if (!target.startsWith('src/mcp_server/')) return true
+        const item = source.imports.find((entry) => entry.target === target)
+        return (
+          source.file.startsWith('src/mcp_server/') ||
+          source.file === 'src/define_config.ts' ||
+          Boolean(item?.typeOnly)
+        )
+      }),
+      []
+    )
+    const server = list.filter((source) => source.file.startsWith('src/mcp_server/'))
+    assert.deepEqual(
+      offenders(
+        server,
+        (target) => !/^src\/(http|channels|scale|mcp_client|testing)\//.test(target)
+      ),
+      []
+    )
+  })
+
   test('the governance rules are pure: questions and errors only', async ({ assert }) => {
     const list = await sources('src/governance')
     assert.deepEqual(

@@ -90,11 +90,15 @@ test.group('MCP server: long waits', (group) => {
     const pending = structured(await client.callTool({ name: 'ask_human', arguments: CHOICE }))
     assert.equal(pending.status, 'pending')
     assert.equal((await ToolCall.findOrFail(pending.id)).status, 'pending')
-    const early = structured(await client.callTool({ name: 'get_answer', arguments: { id: pending.id } }))
+    const early = structured(
+      await client.callTool({ name: 'get_answer', arguments: { id: pending.id } })
+    )
     assert.equal(early.status, 'pending')
 
     await inbox.settle(pending.id, { answers: { design: ['b'] } }, { by: String(ADA), via: 'web' })
-    const late = structured(await client.callTool({ name: 'get_answer', arguments: { id: pending.id } }))
+    const late = structured(
+      await client.callTool({ name: 'get_answer', arguments: { id: pending.id } })
+    )
     assert.equal(late.status, 'answered')
     assert.deepEqual(late.answers, { design: 'b' })
   })
@@ -113,7 +117,9 @@ test.group('MCP server: long waits', (group) => {
     await assert.rejects(() => grace.experimental.tasks.getTask(pending.id))
     await assert.rejects(() => taskResult(grace, pending.id))
     // Ada's own client still collects it
-    const own = structured(await ada.callTool({ name: 'get_answer', arguments: { id: pending.id } }))
+    const own = structured(
+      await ada.callTool({ name: 'get_answer', arguments: { id: pending.id } })
+    )
     assert.deepEqual(own.answers, { design: 'b' })
     assert.isAbove((await mcpRows()).length, 0)
   })

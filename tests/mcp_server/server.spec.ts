@@ -45,7 +45,13 @@ const PLAN = {
   ],
 }
 
-type Suite = { fixture: FixtureApp; inbox: Inbox; app: ApplicationService; ada: string; adaId: string }
+type Suite = {
+  fixture: FixtureApp
+  inbox: Inbox
+  app: ApplicationService
+  ada: string
+  adaId: string
+}
 
 /** The ids of the rows MCP calls opened so far */
 async function rowIds() {
@@ -97,26 +103,43 @@ test.group('MCP server: outside agents ask through the inbox', (group) => {
     const row = await pendingMcpRow('ask_human', before)
     assert.equal(row.ownerId, String(ADA))
     assert.equal(row.toolCallId, `mcp:${ADA}:${suite.adaId}`)
-    const created = await InboxEvent.query().where('row_id', row.id).where('type', 'created').firstOrFail()
+    const created = await InboxEvent.query()
+      .where('row_id', row.id)
+      .where('type', 'created')
+      .firstOrFail()
     assert.equal(created.actor, 'mcp:claude-code')
     assert.equal(created.channel, 'mcp')
-    await suite.inbox.settle(row.id, { answers: { db: ['mysql'], replicas: ['3'] } }, { by: String(ADA), via: 'web' })
+    await suite.inbox.settle(
+      row.id,
+      { answers: { db: ['mysql'], replicas: ['3'] } },
+      { by: String(ADA), via: 'web' }
+    )
     const answer = structured(await call)
     assert.equal(answer.status, 'answered')
     assert.deepEqual(answer.answers, { db: 'mysql', replicas: 3 })
     assert.equal(answer.answeredBy, String(ADA))
   })
 
-  test('request_approval rejected with a reason: the client receives the reason', async ({ assert }) => {
+  test('request_approval rejected with a reason: the client receives the reason', async ({
+    assert,
+  }) => {
     const client = await connect()
     const before = await rowIds()
     const call = client.callTool({
       name: 'request_approval',
-      arguments: { title: 'db:migrate', summary: 'Run 3 migrations', arguments: { env: 'production' } },
+      arguments: {
+        title: 'db:migrate',
+        summary: 'Run 3 migrations',
+        arguments: { env: 'production' },
+      },
     })
     const row = await pendingMcpRow('db:migrate', before)
     assert.deepEqual(row.request.args, { client: 'claude-code', env: 'production' })
-    await suite.inbox.settle(row.id, { approved: false, reason: 'Not during the sale' }, { by: String(ADA), via: 'web' })
+    await suite.inbox.settle(
+      row.id,
+      { approved: false, reason: 'Not during the sale' },
+      { by: String(ADA), via: 'web' }
+    )
     const answer = structured(await call)
     assert.equal(answer.status, 'rejected')
     assert.isFalse(answer.approved)
@@ -161,9 +184,17 @@ test.group('MCP server: outside agents ask through the inbox', (group) => {
     assert,
   }) => {
     const client = await connect()
-    const action = { title: 'cache:clear', summary: 'Clear the cache', arguments: { env: 'staging' } }
+    const action = {
+      title: 'cache:clear',
+      summary: 'Clear the cache',
+      arguments: { env: 'staging' },
+    }
     const first = await callAsTask(client, 'request_approval', action)
-    await suite.inbox.settle(first.taskId, { approved: true }, { by: String(ADA), via: 'web', grant: 'args' })
+    await suite.inbox.settle(
+      first.taskId,
+      { approved: true },
+      { by: String(ADA), via: 'web', grant: 'args' }
+    )
     assert.equal(structured(await taskResult(client, first.taskId)).status, 'approved')
     const again = structured(await client.callTool({ name: 'request_approval', arguments: action }))
     assert.equal(again.status, 'approved')
@@ -222,10 +253,19 @@ test.group('MCP server: outside agents ask through the inbox', (group) => {
     const secret = suite.ada
     const clientsOf = await Promise.all(Array.from({ length: 50 }, () => connect(secret)))
     const set = (index: number) => ({
-      questions: [{ id: 'n', prompt: `Number for client ${index}?`, input: { type: 'integer' }, defaults: ['0'] }],
+      questions: [
+        {
+          id: 'n',
+          prompt: `Number for client ${index}?`,
+          input: { type: 'integer' },
+          defaults: ['0'],
+        },
+      ],
     })
     const before = await rowIds()
-    const calls = clientsOf.map((client, index) => client.callTool({ name: 'ask_human', arguments: set(index) }))
+    const calls = clientsOf.map((client, index) =>
+      client.callTool({ name: 'ask_human', arguments: set(index) })
+    )
     const rows = await eventually('50 pending rows', async () => {
       const found = (await mcpRows()).filter(
         (row) => !before.has(row.id) && row.status === 'pending'
@@ -236,7 +276,11 @@ test.group('MCP server: outside agents ask through the inbox', (group) => {
     await Promise.all(
       rows.map((row) => {
         const index = /client (\d+)/.exec(row.request.questions[0].prompt)![1]
-        return suite.inbox.settle(row.id, { answers: { n: [index] } }, { by: String(ADA), via: 'web' })
+        return suite.inbox.settle(
+          row.id,
+          { answers: { n: [index] } },
+          { by: String(ADA), via: 'web' }
+        )
       })
     )
     const answers = (await Promise.all(calls)).map((result) => structured(result))
@@ -245,7 +289,12 @@ test.group('MCP server: outside agents ask through the inbox', (group) => {
       Array.from({ length: 50 }, (_, index) => index)
     )
     assert.lengthOf(new Set(answers.map((answer) => answer.id)), 50)
-    const settled = await ToolCall.query().whereIn('id', answers.map((answer) => answer.id)).where('status', 'answered')
+    const settled = await ToolCall.query()
+      .whereIn(
+        'id',
+        answers.map((answer) => answer.id)
+      )
+      .where('status', 'answered')
     assert.lengthOf(settled, 50)
   }).timeout(120_000)
 })
