@@ -18,7 +18,7 @@ import {
   settledRow,
   useBrowserSuite,
 } from '../helpers/inbox_browser.ts'
-import { mcpClient, mcpRows, mcpToken, structured } from '../helpers/mcp_clients.ts'
+import { mcpClient, mcpRows, mcpSecret, structured } from '../helpers/mcp_clients.ts'
 
 test.group(`MCP server: a question answered on the page | react | ${dbName()}`, (group) => {
   const suite = useBrowserSuite(group, 'react', { MCP_WAIT: '60000' })
@@ -27,10 +27,7 @@ test.group(`MCP server: a question answered on the page | react | ${dbName()}`, 
     assert,
     cleanup,
   }) => {
-    const client = await mcpClient(
-      suite.fixture.baseUrl,
-      (await mcpToken(ADA, 'claude-code')).secret
-    )
+    const client = await mcpClient(suite.fixture.baseUrl, await mcpSecret(ADA, 'claude-code'))
     cleanup(() => client.close())
     const call = client.callTool({
       name: 'ask_human',
@@ -57,7 +54,7 @@ test.group(`MCP server: a question answered on the page | react | ${dbName()}`, 
       },
     })
     const asked = await eventually('the ask_human row', async () =>
-      (await mcpRows()).find((row) => row.status === 'pending')
+      mcpRows().then((rows) => rows.find((row) => row.status === 'pending'))
     )
 
     const { session, page } = await openInbox(suite, ADA)
@@ -75,6 +72,7 @@ test.group(`MCP server: a question answered on the page | react | ${dbName()}`, 
     assert.equal(answer.status, 'answered')
     assert.deepEqual(answer.answers, { db: 'mysql', replicas: 3 })
     assert.equal(answer.answeredVia, 'web')
-    assert.equal((await settledRow(asked.id)).answeredBy, String(ADA))
+    const settled = await settledRow(asked.id)
+    assert.equal(settled.answeredBy, String(ADA))
   })
 })

@@ -67,3 +67,27 @@ export async function mcpRows(): Promise<ToolCall[]> {
     .where('tool_call_id', 'like', 'mcp:%')
     .orderBy('created_at')
 }
+
+/** How many rows MCP calls opened so far */
+export async function mcpRowCount(): Promise<number> {
+  const rows = await mcpRows()
+  return rows.length
+}
+
+/** A task's status as `tasks/get` tells it */
+export async function taskStatus(client: Client, taskId: string) {
+  const task = await client.experimental.tasks.getTask(taskId)
+  return task.status
+}
+
+/** A row's status in the database */
+export async function rowStatus(rowId: string) {
+  const row = await ToolCall.findOrFail(rowId)
+  return row.status
+}
+
+/** The secret of a new token (`mcpToken`) */
+export async function mcpSecret(userId: number, name: string) {
+  const token = await mcpToken(userId, name)
+  return token.secret
+}

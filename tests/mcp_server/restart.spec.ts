@@ -14,12 +14,14 @@ import { startFixtureApp, type FixtureApp } from '../helpers/fixture_app.ts'
 import {
   callAsTask,
   mcpClient,
-  mcpRows,
+  mcpSecret,
+  mcpRowCount,
   mcpToken,
+  rowStatus,
+  taskStatus,
   structured,
   taskResult,
 } from '../helpers/mcp_clients.ts'
-import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import type { Inbox } from '../../src/inbox/inbox.ts'
 
 const ADA = 1
@@ -75,7 +77,7 @@ test.group('MCP server: long waits', (group) => {
 
     const second = await mcpClient(fixture.baseUrl, secret)
     clients.push(second)
-    assert.equal((await second.experimental.tasks.getTask(task.taskId)).status, 'completed')
+    assert.equal(await taskStatus(second, task.taskId), 'completed')
     const answer = structured(await taskResult(second, task.taskId))
     assert.equal(answer.status, 'answered')
     assert.deepEqual(answer.answers, { design: 'c' })
@@ -89,7 +91,7 @@ test.group('MCP server: long waits', (group) => {
     clients.push(client)
     const pending = structured(await client.callTool({ name: 'ask_human', arguments: CHOICE }))
     assert.equal(pending.status, 'pending')
-    assert.equal((await ToolCall.findOrFail(pending.id)).status, 'pending')
+    assert.equal(await rowStatus(pending.id), 'pending')
     const early = structured(
       await client.callTool({ name: 'get_answer', arguments: { id: pending.id } })
     )
@@ -104,8 +106,8 @@ test.group('MCP server: long waits', (group) => {
   })
 
   test('a forged get_answer or task id for another user’s row gets nothing', async ({ assert }) => {
-    const ada = await mcpClient(fixture.baseUrl, (await mcpToken(ADA, 'claude-code')).secret)
-    const grace = await mcpClient(fixture.baseUrl, (await mcpToken(GRACE, 'claude-code')).secret)
+    const ada = await mcpClient(fixture.baseUrl, await mcpSecret(ADA, 'claude-code'))
+    const grace = await mcpClient(fixture.baseUrl, await mcpSecret(GRACE, 'claude-code'))
     clients.push(ada, grace)
     const pending = structured(await ada.callTool({ name: 'ask_human', arguments: CHOICE }))
     await inbox.settle(pending.id, { answers: { design: ['b'] } }, { by: String(ADA), via: 'web' })
@@ -121,6 +123,6 @@ test.group('MCP server: long waits', (group) => {
       await ada.callTool({ name: 'get_answer', arguments: { id: pending.id } })
     )
     assert.deepEqual(own.answers, { design: 'b' })
-    assert.isAbove((await mcpRows()).length, 0)
+    assert.isAbove(await mcpRowCount(), 0)
   })
 })

@@ -16,7 +16,11 @@ import {
   callAsTask,
   mcpClient,
   mcpRows,
+  mcpSecret,
+  mcpRowCount,
   mcpToken,
+  rowStatus,
+  taskStatus,
   revokeToken,
   structured,
   taskResult,
@@ -55,7 +59,8 @@ type Suite = {
 
 /** The ids of the rows MCP calls opened so far */
 async function rowIds() {
-  return new Set((await mcpRows()).map((row) => row.id))
+  const rows = await mcpRows()
+  return new Set(rows.map((row) => row.id))
 }
 
 /** The pending row an MCP call opened since `before`, once committed */
@@ -172,12 +177,12 @@ test.group('MCP server: outside agents ask through the inbox', (group) => {
     const row = await ToolCall.findOrFail(task.taskId)
     assert.deepEqual(row.request.approval.stages[0].approvers, [String(GRACE), String(MARGARET)])
     await suite.inbox.settle(row.id, { approved: true }, { by: String(GRACE), via: 'web' })
-    assert.equal((await client.experimental.tasks.getTask(task.taskId)).status, 'working')
-    assert.equal((await ToolCall.findOrFail(row.id)).status, 'pending')
+    assert.equal(await taskStatus(client, task.taskId), 'working')
+    assert.equal(await rowStatus(row.id), 'pending')
     await suite.inbox.settle(row.id, { approved: true }, { by: String(MARGARET), via: 'web' })
     const answer = structured(await taskResult(client, task.taskId))
     assert.equal(answer.status, 'approved')
-    assert.equal((await client.experimental.tasks.getTask(task.taskId)).status, 'completed')
+    assert.equal(await taskStatus(client, task.taskId), 'completed')
   })
 
   test('a grant scoped to the client lets its next call through, and no other client’s', async ({
@@ -200,15 +205,15 @@ test.group('MCP server: outside agents ask through the inbox', (group) => {
     assert.equal(again.status, 'approved')
     assert.equal(again.answeredVia, 'grant')
     // Another client of Ada's is not covered
-    const other = await connect((await mcpToken(ADA, 'codex')).secret)
+    const other = await connect(await mcpSecret(ADA, 'codex'))
     const task = await callAsTask(other, 'request_approval', action)
-    assert.equal((await other.experimental.tasks.getTask(task.taskId)).status, 'working')
+    assert.equal(await taskStatus(other, task.taskId), 'working')
     await suite.inbox.withdraw(task.taskId)
   })
 
   test('a bad or revoked token gets 401 and opens nothing', async ({ assert }) => {
-    const before = (await mcpRows()).length
-    const call = (secret: string) =>
+    const before = await mcpRowCount()
+    const statusOf = (secret: string) =>
       fetch(new URL('/mcp', suite.fixture.baseUrl), {
         method: 'POST',
         headers: {
@@ -222,31 +227,31 @@ test.group('MCP server: outside agents ask through the inbox', (group) => {
           method: 'tools/call',
           params: { name: 'ask_human', arguments: PLAN },
         }),
-      })
+      }).then((response) => response.status)
     // No token id at all; then a real id with a wrong secret
-    assert.equal((await call('oat_bm90IGEgdG9rZW4.bm90IGEgc2VjcmV0')).status, 401)
+    assert.equal(await statusOf('oat_bm90IGEgdG9rZW4.bm90IGEgc2VjcmV0'), 401)
     const token = await mcpToken(GRACE, 'old-laptop')
-    assert.equal((await call(`${token.secret.split('.')[0]}.d3Jvbmcgc2VjcmV0`)).status, 401)
+    assert.equal(await statusOf(`${token.secret.split('.')[0]}.d3Jvbmcgc2VjcmV0`), 401)
     const client = await connect(token.secret)
     await client.listTools()
     await revokeToken(GRACE, token.id)
-    assert.equal((await call(token.secret)).status, 401)
+    assert.equal(await statusOf(token.secret), 401)
     await assert.rejects(() => client.callTool({ name: 'ask_human', arguments: PLAN }))
-    assert.lengthOf(await mcpRows(), before)
+    assert.equal(await mcpRowCount(), before)
   })
 
   test('a malformed question set is a tool error naming the problem, and opens no row', async ({
     assert,
   }) => {
     const client = await connect()
-    const before = (await mcpRows()).length
+    const before = await mcpRowCount()
     const result = await client.callTool({
       name: 'ask_human',
       arguments: { questions: [{ ...PLAN.questions[0], defaults: ['oracle'] }] },
     })
     assert.isTrue(result.isError)
     assert.include((result.content as { text: string }[])[0].text, 'questions[0].defaults')
-    assert.lengthOf(await mcpRows(), before)
+    assert.equal(await mcpRowCount(), before)
   })
 
   test('50 concurrent clients each get their own answer, exactly once', async ({ assert }) => {
@@ -267,9 +272,8 @@ test.group('MCP server: outside agents ask through the inbox', (group) => {
       client.callTool({ name: 'ask_human', arguments: set(index) })
     )
     const rows = await eventually('50 pending rows', async () => {
-      const found = (await mcpRows()).filter(
-        (row) => !before.has(row.id) && row.status === 'pending'
-      )
+      const all = await mcpRows()
+      const found = all.filter((row) => !before.has(row.id) && row.status === 'pending')
       return found.length === 50 ? found : undefined
     })
     // Each row answered with its own client's number, read from its own prompt
@@ -283,7 +287,8 @@ test.group('MCP server: outside agents ask through the inbox', (group) => {
         )
       })
     )
-    const answers = (await Promise.all(calls)).map((result) => structured(result))
+    const results = await Promise.all(calls)
+    const answers = results.map((result) => structured(result))
     assert.deepEqual(
       answers.map((answer) => answer.answers.n),
       Array.from({ length: 50 }, (_, index) => index)
