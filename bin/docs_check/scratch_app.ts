@@ -129,6 +129,7 @@ declare module '@adonisjs/redis/types' {
 `,
 
   'app/models/user.ts': `import { BaseModel, column } from '@adonisjs/lucid/orm'
+import { DbAccessTokensProvider } from '@adonisjs/auth/access_tokens'
 
 export default class User extends BaseModel {
   @column({ isPrimary: true })
@@ -151,6 +152,9 @@ export default class User extends BaseModel {
 
   @column()
   declare wantsDigest: boolean
+
+  // The MCP server's clients (docs/guides/mcp_server.md)
+  static accessTokens = DbAccessTokensProvider.forModel(User)
 }
 `,
 
