@@ -125,6 +125,10 @@ export function approvalInput(input: unknown): ApprovalRequest | { error: string
   }
   const title = text('title', 120)
   const summary = text('summary', 2000)
+  // Control characters: never in a title (one line), and no NUL anywhere (PostgreSQL refuses it in text)
+  if (/\p{Cc}/u.test(title))
+    problems.push('title: must be one line of text, without control characters')
+  if (summary.includes('\u0000')) problems.push('summary: must not contain NUL characters')
   const args = raw.arguments ?? {}
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
     problems.push("arguments: must be an object of the action's arguments")
@@ -132,6 +136,8 @@ export function approvalInput(input: unknown): ApprovalRequest | { error: string
     problems.push('arguments.client: is reserved for the name of your client; rename it')
   } else if (JSON.stringify(args).length > 16_384) {
     problems.push('arguments: must weigh at most 16 KB as JSON')
+  } else if (JSON.stringify(args).includes('\\u0000')) {
+    problems.push('arguments: must not contain NUL characters')
   }
   if (raw.irreversible !== undefined && typeof raw.irreversible !== 'boolean') {
     problems.push('irreversible: must be true or false')

@@ -170,5 +170,11 @@ test.group('MCP server tool inputs', () => {
     )
     assert.include(error({ title: 't', summary: 's', irreversible: 'yes' }), 'irreversible')
     assert.include(error({ title: 't', summary: 's', to: 7 }), 'to: must be a name')
+    assert.include(error({ title: 'a\u0000b', summary: 's' }), 'title: must be one line')
+    assert.include(error({ title: 't', summary: 's\u0000' }), 'summary: must not contain NUL')
+    assert.include(
+      error({ title: 't', summary: 's', arguments: { a: 'x\u0000' } }),
+      'arguments: must not contain NUL'
+    )
   })
 })

@@ -254,6 +254,48 @@ test.group('MCP server: outside agents ask through the inbox', (group) => {
     assert.equal(await mcpRowCount(), before)
   })
 
+  test('malformed requests and arguments are refused, never a 5xx, and open nothing', async ({
+    assert,
+  }) => {
+    const before = await mcpRowCount()
+    const post = (body: string) =>
+      fetch(new URL('/mcp', suite.fixture.baseUrl), {
+        method: 'POST',
+        headers: {
+          'Authorization': `Bearer ${suite.ada}`,
+          'Content-Type': 'application/json',
+          'Accept': 'application/json, text/event-stream',
+        },
+        body,
+      }).then((response) => response.status)
+    const call = (name: string, args: unknown) =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name, arguments: args },
+      })
+    const bodies = [
+      '{',
+      '{}',
+      '[]',
+      '"text"',
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call' }),
+      call('ask_human', 'a string'),
+      call('ask_human', { questions: 'x'.repeat(200_000) }),
+      call('request_approval', { title: '\u0000', summary: ['x'], arguments: 'no' }),
+      call('request_approval', { title: 'a\u0000b', summary: 'NUL', arguments: { k: '\u0000' } }),
+      call('get_answer', { id: '\u0000'.repeat(50) }),
+      call('get_answer', { id: { $ne: null } }),
+      call('no_such_tool', {}),
+    ]
+    for (const body of bodies) {
+      const status = await post(body)
+      assert.isBelow(status, 500, body.slice(0, 80))
+    }
+    assert.equal(await mcpRowCount(), before)
+  })
+
   test('50 concurrent clients each get their own answer, exactly once', async ({ assert }) => {
     const secret = suite.ada
     const clientsOf = await Promise.all(Array.from({ length: 50 }, () => connect(secret)))
