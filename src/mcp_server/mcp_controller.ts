@@ -45,6 +45,15 @@ export default class McpController {
       tokenId: String(token.identifier),
       name: token.name ?? `token ${token.identifier}`,
     }
+    // Stateless: no stream of the server's own to open (GET), no session to end (DELETE)
+    if (ctx.request.method() !== 'POST') {
+      ctx.response.header('Allow', 'POST')
+      return ctx.response.methodNotAllowed({
+        jsonrpc: '2.0',
+        error: { code: -32000, message: 'Method not allowed: this server keeps no session' },
+        id: null,
+      })
+    }
     const agents = await ctx.containerResolver.make('agents.runtime')
     const server = inboxMcpServer({
       inbox: agents.inbox,
@@ -63,7 +72,6 @@ export default class McpController {
       void server.close()
     })
     await server.connect(transport)
-    const body = ctx.request.method() === 'POST' ? ctx.request.body() : undefined
-    await transport.handleRequest(ctx.request.request, raw, body)
+    await transport.handleRequest(ctx.request.request, raw, ctx.request.body())
   }
 }

@@ -1,8 +1,9 @@
 /*
  * The MCP server's route, registered by the app from start/routes.ts like
  * the inbox's (../http/register_routes.ts). Streamable HTTP speaks on one
- * path: POST carries the requests; GET and DELETE are answered 405 by the
- * stateless transport, which keeps no session. The controller loads lazily.
+ * path: POST carries the requests; GET and DELETE are answered 405, since
+ * the server keeps no session and sends nothing unasked. The controller
+ * loads lazily.
  */
 
 import type { HttpRouterService } from '@adonisjs/core/types'

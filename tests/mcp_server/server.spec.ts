@@ -7,6 +7,7 @@
  */
 
 import { test } from '@japa/runner'
+import { DateTime } from 'luxon'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { ApplicationService } from '@adonisjs/core/types'
 import { createTestApp } from '../helpers/database.ts'
@@ -211,6 +212,39 @@ test.group('MCP server: outside agents ask through the inbox', (group) => {
     await suite.inbox.withdraw(task.taskId)
   })
 
+  test('the app’s owner hook says who answers; nobody to answer is a tool error and no row', async ({
+    assert,
+  }) => {
+    const client = await connect()
+    const task = await callAsTask(client, 'ask_human', { ...PLAN, to: 'grace' })
+    const row = await ToolCall.findOrFail(task.taskId)
+    assert.equal(row.ownerId, String(GRACE))
+    await suite.inbox.withdraw(row.id)
+    assert.equal(await taskStatus(client, task.taskId), 'cancelled')
+    const before = await mcpRowCount()
+    const refused = await client.callTool({
+      name: 'ask_human',
+      arguments: { ...PLAN, to: 'nobody' },
+    })
+    assert.isTrue(refused.isError)
+    assert.equal(await mcpRowCount(), before)
+  })
+
+  test('nobody answers in time: an approval expires rejected, and the client is told so', async ({
+    assert,
+  }) => {
+    const client = await connect()
+    const task = await callAsTask(client, 'request_approval', {
+      title: 'deploy',
+      summary: 'Deploy the release',
+    })
+    const agents = await suite.app.container.make('agents.runtime')
+    await agents.sweep({ now: DateTime.now().plus({ days: 2 }) })
+    const answer = structured(await taskResult(client, task.taskId))
+    assert.equal(answer.status, 'expired')
+    assert.isFalse(answer.approved)
+  })
+
   test('a bad or revoked token gets 401 and opens nothing', async ({ assert }) => {
     const before = await mcpRowCount()
     const statusOf = (secret: string) =>
@@ -292,6 +326,14 @@ test.group('MCP server: outside agents ask through the inbox', (group) => {
     for (const body of bodies) {
       const status = await post(body)
       assert.isBelow(status, 500, body.slice(0, 80))
+    }
+    // No session to stream or end: GET and DELETE are refused as such
+    for (const method of ['GET', 'DELETE']) {
+      const response = await fetch(new URL('/mcp', suite.fixture.baseUrl), {
+        method,
+        headers: { Authorization: `Bearer ${suite.ada}`, Accept: 'text/event-stream' },
+      })
+      assert.equal(response.status, 405, method)
     }
     assert.equal(await mcpRowCount(), before)
   })
