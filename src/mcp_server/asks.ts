@@ -13,9 +13,8 @@ import { DateTime } from 'luxon'
 import type { Inbox } from '../inbox/inbox.ts'
 import type { ToolCall } from '../persistence/models/tool_call.ts'
 import { findGrant } from '../inbox/grants.ts'
-import { decide, refusalText, type ApprovalsConfig } from '../governance/policy.ts'
-import { resolveQuorum } from '../governance/quorum.ts'
-import { decided } from '../runtime/calls/governed.ts'
+import { decide, type ApprovalsConfig } from '../governance/policy.ts'
+import { grantDecided, policyDecided, quorumOf } from '../runtime/calls/governed.ts'
 import type { QuestionSet } from '../questions/types.ts'
 import { askerTag, type McpClient, type ResolvedMcpConfig } from './config.ts'
 import { ASK_HUMAN, type ApprovalRequest } from './tools.ts'
@@ -101,37 +100,15 @@ export async function openApproval(context: AskContext, action: ApprovalRequest)
         [approvals.policy]
       )
     : null
-  const rule = verdict?.rule ?? null
-  if (verdict?.decision === 'allow') {
-    const text = `Allowed by policy${rule ? ` (${rule})` : ''}.`
-    const data = { decision: 'allow', rule, ...clientData }
-    return {
-      row: await inbox.record(holder, call, { decided: decided('auto', 'policy', text, data) }),
-    }
-  }
-  if (verdict?.decision === 'deny') {
-    const text = refusalText(action.title, verdict.reason)
-    const data = { decision: 'deny', rule, reason: verdict.reason, ...clientData }
-    const denied = decided('rejected', 'policy', text, data, verdict.reason)
-    return { row: await inbox.record(holder, call, { decided: denied }) }
-  }
-  const decidedBy = verdict ? { decision: 'ask', rule } : undefined
+  const byPolicy = verdict ? policyDecided(verdict, action.title, clientData) : null
+  if (byPolicy) return { row: await inbox.record(holder, call, { decided: byPolicy }) }
+  const decidedBy = verdict ? { decision: 'ask', rule: verdict.rule ?? null } : undefined
   const quorumOptions = verdict?.decision === 'ask' ? verdict.quorum : undefined
   if (quorumOptions) {
-    let quorum
-    try {
-      quorum = await resolveQuorum(quorumOptions, client.userId, (role) => {
-        if (!approvals.resolveRole) {
-          throw new RangeError(
-            `No "approvals.resolveRole" in config/agents.ts to resolve "${role}"`
-          )
-        }
-        return approvals.resolveRole(role)
-      })
-    } catch (error) {
-      if (!(error instanceof RangeError)) throw error
+    const quorum = await quorumOf(quorumOptions, client.userId, approvals)
+    if (typeof quorum === 'string') {
       return {
-        error: `This action needs an approval nobody can give: ${error.message}. Nothing was asked.`,
+        error: `This action needs an approval nobody can give: ${quorum}. Nothing was asked.`,
       }
     }
     const row = await inbox.open(holder, call, {
@@ -144,16 +121,8 @@ export async function openApproval(context: AskContext, action: ApprovalRequest)
   if (!action.irreversible && context.config.grants.length > 0) {
     const grant = await findGrant({ toolName: action.title, runId: null, ownerId: owner, args })
     if (grant) {
-      const text = `Allowed by a remembered approval (${grant.scope} grant).`
-      const data = {
-        decision: 'allow',
-        grantId: grant.id,
-        scope: grant.scope,
-        grantedBy: grant.personId,
-        ...clientData,
-      }
       return {
-        row: await inbox.record(holder, call, { decided: decided('auto', 'grant', text, data) }),
+        row: await inbox.record(holder, call, { decided: grantDecided(grant, clientData) }),
       }
     }
   }

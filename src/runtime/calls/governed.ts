@@ -20,7 +20,8 @@ import {
   type PolicyCall,
   type PolicyDecision,
 } from '../../governance/policy.ts'
-import { resolveQuorum } from '../../governance/quorum.ts'
+import { resolveQuorum, type QuorumOptions, type QuorumSpec } from '../../governance/quorum.ts'
+import type { Grant } from '../../persistence/models/grant.ts'
 import type { DecisionOutcome } from '../../questions/types.ts'
 import type { ToolDefinition } from '../define_tool.ts'
 import { WAIT, errorOutput, type CallContext, type CallResult } from './context.ts'
@@ -84,30 +85,14 @@ export async function governedCall(
     const created = await recordCall(context, recorded)
     return executeOnce(context, definition, created, value, null)
   }
-  const rule = verdict.rule ?? null
-  if (verdict.decision === 'allow') {
-    const text = `Allowed by policy${rule ? ` (${rule})` : ''}.`
-    const created = await recordCall(
-      context,
-      recorded,
-      decided('auto', 'policy', text, { decision: 'allow', rule })
-    )
+  const byPolicy = policyDecided(verdict, definition.name)
+  if (byPolicy?.status === 'auto') {
+    const created = await recordCall(context, recorded, byPolicy)
     return executeOnce(context, definition, created, value, null)
   }
-  if (verdict.decision === 'deny') {
-    const text = refusalText(definition.name, verdict.reason)
-    await recordCall(
-      context,
-      recorded,
-      decided(
-        'rejected',
-        'policy',
-        text,
-        { decision: 'deny', rule, reason: verdict.reason },
-        verdict.reason
-      )
-    )
-    return { type: 'text', value: text }
+  if (byPolicy) {
+    await recordCall(context, recorded, byPolicy)
+    return { type: 'text', value: byPolicy.outcome.text }
   }
   return ask(context, definition, recorded, verdict)
 }
@@ -125,20 +110,10 @@ async function ask(
   const decidedBy = verdict ? { decision: 'ask', rule: verdict.rule ?? null } : undefined
   const quorumOptions = verdict?.decision === 'ask' ? verdict.quorum : undefined
   if (quorumOptions) {
-    let quorum
-    try {
-      quorum = await resolveQuorum(quorumOptions, context.run.ownerId, (role) => {
-        const resolve = context.approvals?.resolveRole
-        if (!resolve)
-          throw new RangeError(
-            `No "approvals.resolveRole" in config/agents.ts to resolve the role "${role}"`
-          )
-        return resolve(role)
-      })
-    } catch (error) {
-      if (!(error instanceof RangeError)) throw error
+    const quorum = await quorumOf(quorumOptions, context.run.ownerId, context.approvals)
+    if (typeof quorum === 'string') {
       return errorOutput(
-        `The "${definition.name}" call needs an approval nobody can give: ${error.message}. Nothing was run.`
+        `The "${definition.name}" call needs an approval nobody can give: ${quorum}. Nothing was run.`
       )
     }
     await openWait(context, recorded, {
@@ -156,14 +131,7 @@ async function ask(
       args: recorded.args,
     })
     if (grant) {
-      const text = `Allowed by a remembered approval (${grant.scope} grant).`
-      const data = {
-        decision: 'allow',
-        grantId: grant.id,
-        scope: grant.scope,
-        grantedBy: grant.personId,
-      }
-      const created = await recordCall(context, recorded, decided('auto', 'grant', text, data))
+      const created = await recordCall(context, recorded, grantDecided(grant))
       return executeOnce(context, definition, created, recorded.args, null)
     }
   }
@@ -176,9 +144,77 @@ async function ask(
 }
 
 /**
- * A call recorded as decided without a person (also an outside agent's, src/mcp_server/).
+ * A policy's allow or deny as the call's settled record (null for ask):
+ * `extra` joins the audit entry's data (an outside agent's client,
+ * src/mcp_server/).
  */
-export function decided(
+export function policyDecided(
+  verdict: PolicyDecision,
+  toolName: string,
+  extra: Record<string, unknown> = {}
+): DecidedCall | null {
+  const rule = verdict.rule ?? null
+  if (verdict.decision === 'allow') {
+    const text = `Allowed by policy${rule ? ` (${rule})` : ''}.`
+    return decided('auto', 'policy', text, { decision: 'allow', rule, ...extra })
+  }
+  if (verdict.decision === 'deny') {
+    const data = { decision: 'deny', rule, reason: verdict.reason, ...extra }
+    return decided(
+      'rejected',
+      'policy',
+      refusalText(toolName, verdict.reason),
+      data,
+      verdict.reason
+    )
+  }
+  return null
+}
+
+/**
+ * A remembered grant's allow as the call's settled record.
+ */
+export function grantDecided(grant: Grant, extra: Record<string, unknown> = {}): DecidedCall {
+  const text = `Allowed by a remembered approval (${grant.scope} grant).`
+  const data = {
+    decision: 'allow',
+    grantId: grant.id,
+    scope: grant.scope,
+    grantedBy: grant.personId,
+    ...extra,
+  }
+  return decided('auto', 'grant', text, data)
+}
+
+/**
+ * A policy's quorum resolved to its approvers, or why nobody can give it
+ * (a role the app cannot resolve, too few people).
+ */
+export async function quorumOf(
+  options: QuorumOptions,
+  requester: string | null,
+  approvals: ApprovalsConfig | undefined
+): Promise<QuorumSpec | string> {
+  try {
+    return await resolveQuorum(options, requester, (role) => {
+      const resolve = approvals?.resolveRole
+      if (!resolve) {
+        throw new RangeError(
+          `No "approvals.resolveRole" in config/agents.ts to resolve the role "${role}"`
+        )
+      }
+      return resolve(role)
+    })
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error
+    return error.message
+  }
+}
+
+/**
+ * A call recorded as decided without a person.
+ */
+function decided(
   status: DecidedCall['status'],
   via: DecidedCall['answeredVia'],
   text: string,
