@@ -185,7 +185,9 @@ async function giveBack(entries: Notification[], options: OutboxOptions, error: 
   for (const entry of entries) {
     const attempts = entry.attempts + 1
     const retry = attempts < limit
-    const due = options.now.plus({ minutes: 2 ** (attempts - 1) })
+    // A service that said when to come back (Slack's 429 Retry-After, in seconds) is not asked sooner
+    const after = Number((error as { retryAfter?: unknown })?.retryAfter) || 0
+    const due = options.now.plus({ seconds: Math.max(60 * 2 ** (attempts - 1), after) })
     await Notification.query()
       .where('id', entry.id)
       .update(
