@@ -139,7 +139,11 @@ function questionInput(question: Question): Block {
           options,
           ...(chosen.length ? { initial_options: chosen.map(option) } : {}),
         }
-      : { type: 'static_select', options, ...(chosen[0] ? { initial_option: option(chosen[0]) } : {}) }
+      : {
+          type: 'static_select',
+          options,
+          ...(chosen[0] ? { initial_option: option(chosen[0]) } : {}),
+        }
   } else {
     const initial = question.defaults.join('\n')
     element = {

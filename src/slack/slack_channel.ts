@@ -60,6 +60,8 @@ export class SlackChannel {
           slackApiUrl: this.config.slackApiUrl,
           retryConfig: { retries: 0 },
           rejectRateLimitedCalls: true,
+          // A refused call is the outbox's to report and retry
+          logLevel: 'error' as never,
         })
     )
     return this.#client
@@ -95,9 +97,7 @@ export class SlackChannel {
     if (row.status === 'pending') return
     const messages = await SlackMessage.query().where('row_id', row.id).whereNull('settled_at')
     if (messages.length === 0) return
-    const name = row.answeredBy
-      ? await (this.config.name?.(row.answeredBy) ?? row.answeredBy)
-      : ''
+    const name = row.answeredBy ? await (this.config.name?.(row.answeredBy) ?? row.answeredBy) : ''
     const client = await this.client()
     for (const message of messages) {
       if (!message.ts) continue

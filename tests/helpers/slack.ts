@@ -53,7 +53,8 @@ export async function startFakeSlack() {
       if (method === 'chat.postMessage' && fake.failures.length > 0) {
         const status = fake.failures.shift()!
         calls.push({ method: `refused:${status}`, args })
-        if (status === 429) return json(429, { ok: false, error: 'ratelimited' }, { 'retry-after': '120' })
+        if (status === 429)
+          return json(429, { ok: false, error: 'ratelimited' }, { 'retry-after': '120' })
         return json(status, { ok: false, error: 'internal_error' })
       }
       calls.push({ method, args })
@@ -61,7 +62,8 @@ export async function startFakeSlack() {
         const channel = String(args.channel).startsWith('U') ? `D${args.channel}` : args.channel
         return json(200, { ok: true, channel, ts: `1700000000.${String(next++).padStart(6, '0')}` })
       }
-      if (method === 'chat.update') return json(200, { ok: true, channel: args.channel, ts: args.ts })
+      if (method === 'chat.update')
+        return json(200, { ok: true, channel: args.channel, ts: args.ts })
       if (method === 'views.open') {
         if (!args.trigger_id) return json(200, { ok: false, error: 'invalid_trigger_id' })
         return json(200, { ok: true, view: { id: 'V1', ...args.view } })
