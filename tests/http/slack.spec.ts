@@ -19,6 +19,12 @@ import { SlackMessage } from '../../src/slack/slack_message.ts'
 import { registerSlackRoutes } from '../../src/slack/slack_interactions.ts'
 import { SLACK_ACTIONS } from '../../src/slack/blocks.ts'
 
+/** A row's status as stored now */
+async function statusOf(id: string) {
+  const row = await ToolCall.findOrFail(id)
+  return row.status
+}
+
 const SLACK_USERS: Record<string, string> = { U_ADA: 'ada', U_BOB: 'bob' }
 const NAMES: Record<string, string> = { ada: 'Ada', bob: 'Bob' }
 
@@ -127,6 +133,11 @@ test.group(`Slack | ${dbName()}`, (group) => {
     return { status: response.status, text: await response.text() }
   }
 
+  async function statusCode(request: { body: string; headers: Record<string, string> }) {
+    const answer = await send(request)
+    return answer.status
+  }
+
   function submission(view: Record<string, any>, values: Record<string, any>, user = 'U_ADA') {
     return signedInteraction({
       type: 'view_submission',
@@ -162,10 +173,10 @@ test.group(`Slack | ${dbName()}`, (group) => {
 
   test('Reject opens a modal; its submission rejects with the reason', async ({ assert }) => {
     const { row, post } = await postedApproval()
-    assert.equal((await send(click(post, SLACK_ACTIONS.reject))).status, 200)
+    assert.equal(await statusCode(click(post, SLACK_ACTIONS.reject)), 200)
     const [open] = app.fake.of('views.open')
     assert.equal(open.args.trigger_id, 'trigger.1')
-    assert.equal((await ToolCall.findOrFail(row.id)).status, 'pending')
+    assert.equal(await statusOf(row.id), 'pending')
     const answer = await send(
       submission(open.args.view, {
         reason: { value: { type: 'plain_text_input', value: 'Not on a Friday' } },
@@ -231,22 +242,22 @@ test.group(`Slack | ${dbName()}`, (group) => {
     forged.headers['x-slack-signature'] = forged.headers['x-slack-signature'].replace(/.$/, (c) =>
       c === '0' ? '1' : '0'
     )
-    assert.equal((await send(forged)).status, 401)
+    assert.equal(await statusCode(forged), 401)
     const old = click(post, SLACK_ACTIONS.approve, 'U_ADA', Math.floor(Date.now() / 1000) - 301)
-    assert.equal((await send(old)).status, 401)
+    assert.equal(await statusCode(old), 401)
     const stranger = await send(click(post, SLACK_ACTIONS.approve, 'U_EVE'))
     assert.equal(stranger.status, 200)
     assert.match(app.fake.responses.at(-1)!.text, /not linked/)
     assert.equal(app.fake.responses.at(-1)!.response_type, 'ephemeral')
-    assert.equal((await ToolCall.findOrFail(row.id)).status, 'pending')
+    assert.equal(await statusOf(row.id), 'pending')
 
     // Stale: the row changed since the message showed it
     const changed = await ToolCall.findOrFail(row.id)
     changed.request = { ...changed.request, summary: 'Deploy main to production' }
     await changed.save()
-    assert.equal((await send(click(post, SLACK_ACTIONS.approve))).status, 200)
+    assert.equal(await statusCode(click(post, SLACK_ACTIONS.approve)), 200)
     assert.match(app.fake.responses.at(-1)!.text, /changed since/)
-    assert.equal((await ToolCall.findOrFail(row.id)).status, 'pending')
+    assert.equal(await statusOf(row.id), 'pending')
     assert.lengthOf(app.fake.of('chat.update'), 0)
 
     // A replay of a click that settled: nothing more
@@ -254,7 +265,7 @@ test.group(`Slack | ${dbName()}`, (group) => {
     const request = click(fresh.post, SLACK_ACTIONS.approve)
     await send(request)
     const first = await ToolCall.findOrFail(fresh.row.id)
-    assert.equal((await send(request)).status, 200)
+    assert.equal(await statusCode(request), 200)
     assert.match(app.fake.responses.at(-1)!.text, /already settled/)
     const again = await ToolCall.findOrFail(fresh.row.id)
     assert.equal(again.settledAt!.toMillis(), first.settledAt!.toMillis())
@@ -267,7 +278,7 @@ test.group(`Slack | ${dbName()}`, (group) => {
       Array.from({ length: 20 }, () => send(click(post, SLACK_ACTIONS.approve)))
     )
     assert.isTrue(answers.every((answer) => answer.status === 200))
-    assert.equal((await ToolCall.findOrFail(row.id)).status, 'approved')
+    assert.equal(await statusOf(row.id), 'approved')
     assert.lengthOf(
       app.fake.responses.filter((r) => /already settled/.test(r.text)),
       19
