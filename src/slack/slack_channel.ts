@@ -48,7 +48,9 @@ export class SlackChannel {
     this.config = config
     this.notifier = defineNotifier({
       name: 'slack',
-      notify: async ({ row }, person) => this.post(row, person),
+      // Somebody a ladder took the row from has nothing to press
+      notify: async ({ row, reason }, person) =>
+        reason === 'released' ? undefined : this.post(row, person),
     })
   }
 

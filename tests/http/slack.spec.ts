@@ -34,7 +34,9 @@ async function createSlackApp() {
     token: SLACK_TOKEN,
     signingSecret: SLACK_SECRET,
     slackApiUrl: `${fake.url}/api/`,
-    destination: (_row, person) => (person.id === 'ada' ? 'C_APPROVALS' : null),
+    // Ada's rows go to a channel, Bob's to his DM
+    destination: (_row, person) =>
+      (({ ada: 'C_APPROVALS', bob: 'U_BOB' }) as Record<string, string>)[person.id] ?? null,
     person: ({ id }) => SLACK_USERS[id] ?? null,
     name: (id) => NAMES[id] ?? id,
   })
@@ -232,6 +234,38 @@ test.group(`Slack | ${dbName()}`, (group) => {
     await app.agents.inbox.settle(row, { approved: true }, { by: 'bob', via: 'web' })
     const [update] = app.fake.of('chat.update')
     assert.include(JSON.stringify(update.args.blocks), 'Approved in the inbox by Bob')
+  })
+
+  test("a ladder's reassign step posts the row to the new person's DM; both messages update", async ({
+    assert,
+  }) => {
+    const opened = DateTime.now()
+    const row = await app.agents.inbox.open(
+      { id: null, ownerId: 'ada' },
+      { kind: 'action', toolName: 'deploy', args: { branch: 'main' }, summary: 'Scale up' },
+      { ladder: [{ after: '1h', reassign: 'bob' }] }
+    )
+    await app.notifications.idle()
+    const stepAt = opened.plus({ hours: 1, minutes: 1 })
+    await app.agents.sweep({ now: stepAt, resume: false })
+    await app.notifications.dispatch(stepAt)
+    const posts = app.fake.of('chat.postMessage')
+    assert.deepEqual(
+      posts.map((post) => post.args.channel),
+      ['C_APPROVALS', 'U_BOB']
+    )
+    // The channel's message showed the row before the step: it settles nothing; Bob's DM does
+    await send(click(posts[0], SLACK_ACTIONS.approve))
+    assert.match(app.fake.responses.at(-1)!.text, /changed since/)
+    assert.equal(await statusOf(row.id), 'pending')
+    await send(click(posts[1], SLACK_ACTIONS.approve, 'U_BOB'))
+    assert.equal(await statusOf(row.id), 'approved')
+    const updates = app.fake.of('chat.update')
+    assert.sameMembers(
+      updates.map((update) => update.args.channel),
+      ['C_APPROVALS', 'DU_BOB']
+    )
+    assert.include(JSON.stringify(updates[0].args.blocks), 'Approved by Bob via Slack')
   })
 
   test('a forged signature, an old timestamp, a replay, an unmapped user and a stale view settle nothing', async ({
