@@ -9,7 +9,7 @@
 
 import { DateTime } from 'luxon'
 import type { WebClient } from '@slack/web-api'
-import type { ToolCall } from '../persistence/models/tool_call.ts'
+import { ToolCall } from '../persistence/models/tool_call.ts'
 import { defineNotifier, type Notifier, type Recipient } from '../notify/notifier.ts'
 import { preparedColumns } from '../persistence/prepared_columns.ts'
 import { rowMessage, settledMessage } from './blocks.ts'
@@ -94,7 +94,11 @@ export class SlackChannel {
     }
   }
 
-  /** Updates the row's messages to its settled state; listens to `agents:row:settled` */
+  /**
+   * Updates the row's messages to its settled state; listens to
+   * `agents:row:settled`. Never throws: a message Slack refused to update
+   * stays due, for `catchUp`.
+   */
   async settled(row: ToolCall): Promise<void> {
     if (row.status === 'pending') return
     const messages = await SlackMessage.query().where('row_id', row.id).whereNull('settled_at')
@@ -104,11 +108,39 @@ export class SlackChannel {
     for (const message of messages) {
       if (!message.ts) continue
       const channel = message.conversation ?? message.channel
-      await client.chat.update({ channel, ts: message.ts, ...(settledMessage(row, name) as any) })
+      try {
+        await client.chat.update({ channel, ts: message.ts, ...(settledMessage(row, name) as any) })
+      } catch (error) {
+        debug('slack update of %s in %s failed %O', row.id, channel, error)
+        continue
+      }
       await SlackMessage.query()
         .where('id', message.id)
         .update(preparedColumns(new SlackMessage(), { settledAt: DateTime.now() }))
     }
+  }
+
+  /**
+   * Updates the messages of settled rows that are not yet (Slack refused
+   * the update, the process stopped): run it from a schedule, or after
+   * the sweep. Returns how many rows it tried.
+   */
+  async catchUp(limit = 100): Promise<number> {
+    const due = await SlackMessage.query()
+      .whereNull('settled_at')
+      .whereNotNull('ts')
+      .distinct('row_id')
+      .limit(limit)
+      .pojo<{ row_id: string }>()
+    if (due.length === 0) return 0
+    const rows = await ToolCall.query()
+      .whereIn(
+        'id',
+        due.map((entry) => entry.row_id)
+      )
+      .whereNot('status', 'pending')
+    for (const row of rows) await this.settled(row)
+    return rows.length
   }
 }
 

@@ -26,6 +26,8 @@ export async function startFakeSlack() {
     responses,
     /** Statuses the next chat.postMessage calls get: 429 (Retry-After: 30) or 500 */
     failures: [] as number[],
+    /** chat.update calls answered 500 before one succeeds */
+    updateFailures: 0,
     of: (method: string) => calls.filter((call) => call.method === method),
     close: () => new Promise((resolve) => server.close(resolve)),
   }
@@ -56,6 +58,11 @@ export async function startFakeSlack() {
         if (status === 429)
           return json(429, { ok: false, error: 'ratelimited' }, { 'retry-after': '120' })
         return json(status, { ok: false, error: 'internal_error' })
+      }
+      if (method === 'chat.update' && fake.updateFailures > 0) {
+        fake.updateFailures--
+        calls.push({ method: 'refused:update', args })
+        return json(500, { ok: false, error: 'internal_error' })
       }
       calls.push({ method, args })
       if (method === 'chat.postMessage') {

@@ -70,6 +70,7 @@ test.group(`Slack | ${dbName()}`, (group) => {
     await ToolCall.query().delete()
     app.fake.calls.length = 0
     app.fake.responses.length = 0
+    app.fake.updateFailures = 0
   })
   group.each.timeout(30_000)
 
@@ -266,6 +267,20 @@ test.group(`Slack | ${dbName()}`, (group) => {
       ['C_APPROVALS', 'DU_BOB']
     )
     assert.include(JSON.stringify(updates[0].args.blocks), 'Approved by Bob via Slack')
+  })
+
+  test('an update Slack refuses leaves the row settled and is caught up later', async ({
+    assert,
+  }) => {
+    const { row, post } = await postedApproval()
+    app.fake.updateFailures = 1
+    assert.equal(await statusCode(click(post, SLACK_ACTIONS.approve)), 200)
+    assert.equal(await statusOf(row.id), 'approved')
+    assert.lengthOf(app.fake.of('refused:update'), 1)
+    assert.lengthOf(app.fake.of('chat.update'), 0)
+    assert.equal(await app.slack.catchUp(), 1)
+    assert.lengthOf(app.fake.of('chat.update'), 1)
+    assert.equal(await app.slack.catchUp(), 0)
   })
 
   test('a forged signature, an old timestamp, a replay, an unmapped user and a stale view settle nothing', async ({
