@@ -110,3 +110,25 @@ export function wordsOf(ctx: object): Words {
   const i18n = (ctx as { i18n?: Partial<AppTranslator> }).i18n
   return typeof i18n?.t === 'function' ? new Words('en', i18n as AppTranslator) : Words.english
 }
+
+/** What the package reads of the app's `@adonisjs/i18n` manager */
+type I18nManagerLike = {
+  getSupportedLocaleFor?(languages: string[]): string | null
+  locale(locale: string): AppTranslator
+}
+
+/**
+ * The words of a person away from a request (a mail, a chat message): the
+ * app's i18n manager for their locale when the container has one, else the
+ * package's catalogue; no locale, English.
+ */
+export async function wordsFor(
+  make: (binding: string) => Promise<unknown>,
+  locale: string | null | undefined
+): Promise<Words> {
+  if (!locale) return Words.english
+  const manager = (await make('i18n').catch(() => null)) as I18nManagerLike | null
+  if (!manager || typeof manager.locale !== 'function') return new Words(locale)
+  const supported = manager.getSupportedLocaleFor?.([locale]) ?? null
+  return supported ? new Words(supported, manager.locale(supported)) : new Words(locale)
+}
