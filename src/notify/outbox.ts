@@ -132,7 +132,12 @@ async function claim(
     }
     const sending = mine.filter((entry) => entry.held || !digest)
     await trx.from(Notification.table).whereIn('id', ids(sending)).update({ sent_at: sentAt })
-    const person = { id: personId, email: pref.email ?? null, name: pref.name ?? null }
+    const person = {
+      id: personId,
+      email: pref.email ?? null,
+      name: pref.name ?? null,
+      locale: pref.locale ?? null,
+    }
     claims.push({ person, prefs: pref, entries: sending, digest })
   }
   return claims
