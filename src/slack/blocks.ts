@@ -11,6 +11,7 @@ import type { ToolCall } from '../persistence/models/tool_call.ts'
 import type { Question, QuestionSet } from '../questions/types.ts'
 import { waitsForAnswers } from '../inbox/wait.ts'
 import { viewDigest } from '../governance/view.ts'
+import { Words } from '../i18n/words.ts'
 import { slackText, type SlackWord } from './words.ts'
 
 export const SLACK_ACTIONS = {
@@ -33,13 +34,13 @@ const clip = (text: string, length: number) =>
 const escape = (text: string) =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
 
-function title(row: ToolCall): string {
+function title(row: ToolCall, words: Words): string {
   if (waitsForAnswers(row)) {
     const set = row.request as QuestionSet
-    return set.preamble ?? slackText('slack.questions_title', { tool: row.toolName })
+    return set.preamble ?? slackText('slack.questions_title', { tool: row.toolName }, words)
   }
   const summary = row.request?.summary ?? row.toolName
-  return slackText('slack.approval_title', { tool: row.toolName, summary })
+  return slackText('slack.approval_title', { tool: row.toolName, summary }, words)
 }
 
 function label(question: Question, value: string): string {
@@ -47,30 +48,33 @@ function label(question: Question, value: string): string {
 }
 
 /** What the message shows of the row, without its buttons */
-function body(row: ToolCall): Block[] {
-  const head: Block = { type: 'section', text: mrkdwn(`*${escape(title(row))}*`) }
+function body(row: ToolCall, words: Words): Block[] {
+  const head: Block = { type: 'section', text: mrkdwn(`*${escape(title(row, words))}*`) }
   if (!waitsForAnswers(row)) {
     const args = JSON.stringify(row.request?.args ?? null, null, 2)
-    const text = `*${slackText('slack.args')}*\n\`\`\`${escape(clip(args, 2800))}\`\`\``
+    const text = `*${slackText('slack.args', {}, words)}*\n\`\`\`${escape(clip(args, 2800))}\`\`\``
     return [head, { type: 'section', text: mrkdwn(text) }]
   }
   const set = row.request as QuestionSet
   const lines = set.questions.map((question) => {
     const value =
       question.defaults.map((item) => label(question, item)).join(', ') ||
-      slackText('slack.no_default')
-    return `• ${escape(question.prompt)} — _${escape(slackText('slack.default', { value }))}_`
+      slackText('slack.no_default', {}, words)
+    return `• ${escape(question.prompt)} — _${escape(slackText('slack.default', { value }, words))}_`
   })
   return [head, { type: 'section', text: mrkdwn(lines.join('\n')) }]
 }
 
 /** A row's message while it waits: what it asks and its buttons */
-export function rowMessage(row: ToolCall): { text: string; blocks: Block[] } {
+export function rowMessage(
+  row: ToolCall,
+  words: Words = Words.english
+): { text: string; blocks: Block[] } {
   const ref = JSON.stringify({ row: row.id, view: viewDigest(row) } satisfies SlackRef)
   const button = (action: keyof typeof SLACK_ACTIONS, word: SlackWord, style?: string) => ({
     type: 'button',
     action_id: SLACK_ACTIONS[action],
-    text: plain(slackText(word)),
+    text: plain(slackText(word, {}, words)),
     value: ref,
     ...(style ? { style } : {}),
   })
@@ -78,46 +82,46 @@ export function rowMessage(row: ToolCall): { text: string; blocks: Block[] } {
     ? [button('confirm', 'slack.confirm', 'primary'), button('answer', 'slack.answer')]
     : [button('approve', 'slack.approve', 'primary'), button('reject', 'slack.reject', 'danger')]
   return {
-    text: title(row),
-    blocks: [...body(row), { type: 'actions', block_id: 'agent_inbox', elements: buttons }],
+    text: title(row, words),
+    blocks: [...body(row, words), { type: 'actions', block_id: 'agent_inbox', elements: buttons }],
   }
 }
 
 /** The line a settled row's message ends with ("Approved by Ada via Slack") */
-export function settledLine(row: ToolCall, name: string): string {
-  if (row.status === 'expired') return slackText('slack.settled.expired')
-  if (row.status === 'cancelled') return slackText('slack.settled.cancelled')
+export function settledLine(row: ToolCall, name: string, words: Words = Words.english): string {
+  if (row.status === 'expired') return slackText('slack.settled.expired', {}, words)
+  if (row.status === 'cancelled') return slackText('slack.settled.cancelled', {}, words)
   const state = row.status === 'approved' || row.status === 'rejected' ? row.status : 'answered'
   const via = row.answeredVia ?? 'web'
-  if (via === 'web') return slackText(`slack.settled.${state}_inbox`, { name })
-  const channel = via === 'slack' ? slackText('slack.via.slack') : via
-  return slackText(`slack.settled.${state}`, { name, via: channel })
+  if (via === 'web') return slackText(`slack.settled.${state}_inbox`, { name }, words)
+  const channel = via === 'slack' ? slackText('slack.via.slack', {}, words) : via
+  return slackText(`slack.settled.${state}`, { name, via: channel }, words)
 }
 
 /** A settled row's message: what it asked, and who settled it where, without buttons */
-export function settledMessage(row: ToolCall, name: string) {
+export function settledMessage(row: ToolCall, name: string, words: Words = Words.english) {
   const line = settledLine(row, name)
   return {
-    text: `${title(row)} — ${line}`,
-    blocks: [...body(row), { type: 'context', elements: [mrkdwn(`*${escape(line)}*`)] }],
+    text: `${title(row, words)} — ${line}`,
+    blocks: [...body(row, words), { type: 'context', elements: [mrkdwn(`*${escape(line)}*`)] }],
   }
 }
 
 /** The modal asking a rejection's reason */
-export function rejectModal(ref: SlackRef) {
+export function rejectModal(ref: SlackRef, words: Words = Words.english) {
   return {
     type: 'modal',
     callback_id: SLACK_ACTIONS.reject,
     private_metadata: JSON.stringify(ref),
-    title: plain(slackText('slack.reject_title')),
-    submit: plain(slackText('slack.reject')),
-    close: plain(slackText('slack.cancel')),
+    title: plain(slackText('slack.reject_title', {}, words)),
+    submit: plain(slackText('slack.reject', {}, words)),
+    close: plain(slackText('slack.cancel', {}, words)),
     blocks: [
       {
         type: 'input',
         block_id: 'reason',
         optional: true,
-        label: plain(slackText('slack.reason')),
+        label: plain(slackText('slack.reason', {}, words)),
         element: { type: 'plain_text_input', action_id: 'value', multiline: true },
       },
     ],
@@ -162,15 +166,15 @@ function questionInput(question: Question): Block {
 }
 
 /** The modal answering a question set, each input holding its default */
-export function answerModal(row: ToolCall, ref: SlackRef) {
+export function answerModal(row: ToolCall, ref: SlackRef, words: Words = Words.english) {
   const set = row.request as QuestionSet
   return {
     type: 'modal',
     callback_id: SLACK_ACTIONS.answer,
     private_metadata: JSON.stringify(ref),
-    title: plain(slackText('slack.answer_title')),
-    submit: plain(slackText('slack.submit')),
-    close: plain(slackText('slack.cancel')),
+    title: plain(slackText('slack.answer_title', {}, words)),
+    submit: plain(slackText('slack.submit', {}, words)),
+    close: plain(slackText('slack.cancel', {}, words)),
     blocks: set.questions.map(questionInput),
   }
 }

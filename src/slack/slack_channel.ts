@@ -14,6 +14,7 @@ import { defineNotifier, type Notifier, type Recipient } from '../notify/notifie
 import { preparedColumns } from '../persistence/prepared_columns.ts'
 import { rowMessage, settledMessage } from './blocks.ts'
 import { SlackMessage } from './slack_message.ts'
+import { Words, wordsFor } from '../i18n/words.ts'
 import debug from '../debug.ts'
 
 type Maybe<T> = T | Promise<T>
@@ -49,8 +50,10 @@ export class SlackChannel {
     this.notifier = defineNotifier({
       name: 'slack',
       // Somebody a ladder took the row from has nothing to press
-      notify: async ({ row, reason }, person) =>
-        reason === 'released' ? undefined : this.post(row, person),
+      notify: async ({ row, reason }, person, context) =>
+        reason === 'released'
+          ? undefined
+          : this.post(row, person, await wordsFor(context.make, person.locale)),
     })
   }
 
@@ -70,7 +73,7 @@ export class SlackChannel {
   }
 
   /** Posts the row's message where the app says, unless it was posted there already */
-  async post(row: ToolCall, person: Recipient): Promise<void> {
+  async post(row: ToolCall, person: Recipient, words: Words = Words.english): Promise<void> {
     const channel = await this.config.destination(row, person)
     if (!channel) return
     const posted = await SlackMessage.query()
@@ -79,7 +82,7 @@ export class SlackChannel {
       .first()
     if (posted) return
     const client = await this.client()
-    const sent = await client.chat.postMessage({ channel, ...(rowMessage(row) as any) })
+    const sent = await client.chat.postMessage({ channel, ...(rowMessage(row, words) as any) })
     try {
       await SlackMessage.create({
         rowId: row.id,

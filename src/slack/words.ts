@@ -1,45 +1,24 @@
 /*
  * Every word the Slack channel shows, keyed `slack.*` with its English
- * text, so a translator (src/i18n/) can take them over later by key.
- * `{name}`-style placeholders are filled by `slackText`.
+ * text; the English catalogue (src/i18n/catalogue/en.ts) takes them in,
+ * so they are translated like the pages' and mails' words.
  */
 
-export const SLACK_WORDS = {
-  'slack.approve': 'Approve',
-  'slack.reject': 'Reject',
-  'slack.confirm': 'Confirm the defaults',
-  'slack.answer': 'Answer…',
-  'slack.submit': 'Send',
-  'slack.cancel': 'Cancel',
-  'slack.args': 'Arguments',
-  'slack.approval_title': 'Approve {tool}: {summary}',
-  'slack.questions_title': 'Questions from {tool}',
-  'slack.default': 'default: {value}',
-  'slack.no_default': '(none)',
-  'slack.reject_title': 'Reject',
-  'slack.reason': 'Reason (optional)',
-  'slack.answer_title': 'Answer',
-  'slack.settled.approved': 'Approved by {name} via {via}',
-  'slack.settled.rejected': 'Rejected by {name} via {via}',
-  'slack.settled.answered': 'Answered by {name} via {via}',
-  'slack.settled.answered_inbox': 'Answered in the inbox by {name}',
-  'slack.settled.approved_inbox': 'Approved in the inbox by {name}',
-  'slack.settled.rejected_inbox': 'Rejected in the inbox by {name}',
-  'slack.settled.expired': 'Expired',
-  'slack.settled.cancelled': 'Cancelled',
-  'slack.via.slack': 'Slack',
-  'slack.refused.unmapped': 'Your Slack account is not linked to a person of this app.',
-  'slack.refused.forbidden': 'This is not yours to settle.',
-  'slack.refused.stale': 'This request changed since it was posted. Open the inbox instead.',
-  'slack.refused.settled': 'This was already settled.',
-  'slack.refused.gone': 'There is nothing behind this message any more.',
-  'slack.refused.invalid': 'That answer was refused: {message}',
-  'slack.voted': 'Your vote is counted; the request waits for more approvers.',
-} as const
+import { Words } from '../i18n/words.ts'
+import { SLACK_WORDS } from './english.ts'
+
+export { SLACK_WORDS }
 
 export type SlackWord = keyof typeof SLACK_WORDS
 
-/** The English text of `key`, its `{placeholders}` filled from `values` */
-export function slackText(key: SlackWord, values: Record<string, string> = {}): string {
-  return SLACK_WORDS[key].replace(/\{(\w+)\}/g, (whole, name) => values[name] ?? whole)
+/**
+ * The text of `key` in the words' language (the app's own
+ * `agent_inbox.slack.*` messages first, src/i18n/), `{placeholders}` filled
+ */
+export function slackText(
+  key: SlackWord,
+  values: Record<string, string> = {},
+  words: Words = Words.english
+): string {
+  return words.t(key, values)
 }

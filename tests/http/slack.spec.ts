@@ -36,13 +36,19 @@ async function createSlackApp() {
     slackApiUrl: `${fake.url}/api/`,
     // Ada's rows go to a channel, Bob's to his DM
     destination: (_row, person) =>
-      (({ ada: 'C_APPROVALS', bob: 'U_BOB' }) as Record<string, string>)[person.id] ?? null,
+      (({ ada: 'C_APPROVALS', bob: 'U_BOB', claire: 'U_CLAIRE' }) as Record<string, string>)[
+        person.id
+      ] ?? null,
     person: ({ id }) => SLACK_USERS[id] ?? null,
     name: (id) => NAMES[id] ?? id,
   })
   const app = await createHttpApp({
     agents: defineConfig({
-      notifications: { notifiers: [slack.notifier], preferences: () => ({}) },
+      notifications: {
+        notifiers: [slack.notifier],
+        // Claire reads French
+        preferences: (id) => (id === 'claire' ? { locale: 'fr' } : {}),
+      },
     }),
     preload: async (booted) => {
       registerSlackRoutes(await booted.container.make('router'), slack)
@@ -172,6 +178,20 @@ test.group(`Slack | ${dbName()}`, (group) => {
     assert.equal(update.args.ts, message.ts)
     assert.include(JSON.stringify(update.args.blocks), 'Approved by Ada via Slack')
     assert.notInclude(JSON.stringify(update.args.blocks), SLACK_ACTIONS.approve)
+  })
+
+  test("a row is posted in the person's language", async ({ assert }) => {
+    await app.agents.inbox.open(
+      { id: null, ownerId: 'claire' },
+      { kind: 'action', toolName: 'deploy', args: { branch: 'main' }, summary: 'Deploy main' }
+    )
+    await app.notifications.idle()
+    const [post] = app.fake.of('chat.postMessage')
+    assert.equal(post.args.channel, 'U_CLAIRE')
+    const blocks = JSON.stringify(post.args.blocks)
+    assert.include(blocks, 'Approuver deploy : Deploy main')
+    assert.include(button(post, SLACK_ACTIONS.reject).text.text, 'Refuser')
+    assert.notInclude(blocks, 'slack.')
   })
 
   test('Reject opens a modal; its submission rejects with the reason', async ({ assert }) => {

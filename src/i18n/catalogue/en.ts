@@ -4,7 +4,11 @@
  * `resources/lang/<locale>/agent_inbox.json`; `{name}` is interpolated.
  */
 
+import { SLACK_WORDS } from '../../slack/english.ts'
+
 export const en = {
+  // The Slack channel's words (src/slack/english.ts)
+  ...SLACK_WORDS,
   'mail.hello': 'Hello {name},',
   'mail.why.created': 'waits for you',
   'mail.why.reminded': 'still waits for you',
