@@ -156,7 +156,12 @@ export async function handleSlackInteraction(ctx: HttpContext, slack: SlackChann
         ? rejectModal({ ...ref, ...where })
         : answerModal(row, { ...ref, ...where })
     const client = await slack.client()
-    await client.views.open({ trigger_id: payload.trigger_id!, view: modal as any })
+    try {
+      await client.views.open({ trigger_id: String(payload.trigger_id), view: modal as any })
+    } catch (error) {
+      // An expired trigger (3 s) or Slack refusing: the click did nothing, the person may try again
+      debug('slack views.open failed %O', error)
+    }
     return ctx.response.ok('')
   }
   const reply: Reply | null =
