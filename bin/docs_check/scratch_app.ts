@@ -204,6 +204,10 @@ export const healthChecks = new HealthChecks()
   export function tailLogs(service: string): Promise<string[]>
 }
 
+declare module '#services/slack' {
+  export const slack: import('adonis-agent-inbox/slack').SlackChannel
+}
+
 declare module '#services/notices' {
   export function notifyOwner(ownerId: string | null, rowId: string): Promise<void>
 }

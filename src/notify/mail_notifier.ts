@@ -8,6 +8,7 @@
 
 import { defineNotifier, type Recipient } from './notifier.ts'
 import { digestMail, rowMail, type MailBody } from './mail_text.ts'
+import { wordsFor } from '../i18n/words.ts'
 
 export type MailNotifierOptions = {
   /** The sender; default: config/mail.ts's `from` */
@@ -52,9 +53,13 @@ export function mailNotifier(options: MailNotifierOptions = {}) {
   }
   return defineNotifier({
     name: 'mail',
-    notify: (notice, person, context) =>
-      send(context.make, person, rowMail(notice, person, context.inboxUrl)),
-    digest: (notices, person, context) =>
-      send(context.make, person, digestMail(notices, person, context.inboxUrl)),
+    notify: async (notice, person, context) => {
+      const words = await wordsFor(context.make, person.locale)
+      await send(context.make, person, rowMail(notice, person, context.inboxUrl, words))
+    },
+    digest: async (notices, person, context) => {
+      const words = await wordsFor(context.make, person.locale)
+      await send(context.make, person, digestMail(notices, person, context.inboxUrl, words))
+    },
   })
 }

@@ -9,24 +9,23 @@
 import { waitsForAnswers } from '../inbox/wait.ts'
 import type { QuestionSet } from '../questions/types.ts'
 import type { Recipient, RowNotice } from './notifier.ts'
+import { Words } from '../i18n/words.ts'
 
 export type MailBody = { subject: string; text: string; html: string }
 
-const WHY = {
-  created: 'waits for you',
-  reminded: 'still waits for you',
-  reassigned: 'was handed to you',
-  released: 'was handed to someone else',
-}
+const why = (words: Words, reason: RowNotice['reason']) => words.t(`mail.why.${reason}`)
 
 /** One row's lines: its title and what it asks */
-export function rowLines(notice: Pick<RowNotice, 'row'>): { title: string; lines: string[] } {
+export function rowLines(
+  notice: Pick<RowNotice, 'row'>,
+  words: Words = Words.english
+): { title: string; lines: string[] } {
   const row = notice.row
   if (!waitsForAnswers(row)) {
     const summary = row.request?.summary ?? row.toolName
     return {
-      title: `Approve ${row.toolName}: ${summary}`,
-      lines: [`Args: ${JSON.stringify(row.request?.args ?? null)}`],
+      title: words.t('mail.approve_title', { tool: row.toolName, summary }),
+      lines: [words.t('mail.args', { args: JSON.stringify(row.request?.args ?? null) })],
     }
   }
   const set = row.request as QuestionSet
@@ -34,49 +33,62 @@ export function rowLines(notice: Pick<RowNotice, 'row'>): { title: string; lines
     const labels = question.defaults.map(
       (value) => question.options?.find((option) => option.value === value)?.label ?? value
     )
-    return `${question.prompt} — default: ${labels.join(', ') || '(none)'}`
+    const shown = labels.join(', ') || words.t('mail.none')
+    return words.t('mail.default', { prompt: question.prompt, labels: shown })
   })
-  return { title: set.preamble ?? `Questions from ${row.toolName}`, lines }
+  return { title: set.preamble ?? words.t('mail.questions_from', { tool: row.toolName }), lines }
 }
 
 /**
  * The mail of one row.
  */
-export function rowMail(notice: RowNotice, person: Recipient, inboxUrl: string | null): MailBody {
-  const { title, lines } = rowLines(notice)
-  const why = `${title} — ${WHY[notice.reason]}`
+export function rowMail(
+  notice: RowNotice,
+  person: Recipient,
+  inboxUrl: string | null,
+  words: Words = Words.english
+): MailBody {
+  const { title, lines } = rowLines(notice, words)
+  const subject = `${title} — ${why(words, notice.reason)}`
+  const hello = words.t('mail.hello', { name: person.name ?? person.id })
   const text = [
-    `Hello ${person.name ?? person.id},`,
+    hello,
     '',
-    why,
+    subject,
     ...lines.map((line) => `  ${line}`),
     ...(notice.note ? ['', notice.note] : []),
     '',
     ...(notice.reason === 'released'
       ? []
       : notice.links.map((link) => `${link.label}: ${link.url}`)),
-    ...(inboxUrl ? [`Open the inbox: ${inboxUrl}`] : []),
+    ...(inboxUrl ? [`${words.t('mail.open_inbox')}: ${inboxUrl}`] : []),
   ].join('\n')
-  const html = [
-    `<p>Hello ${escape(person.name ?? person.id)},</p>`,
-    section(notice),
-    inboxUrl ? `<p><a href="${escape(inboxUrl)}">Open the inbox</a></p>` : '',
-  ].join('\n')
-  return { subject: why.slice(0, 160), text, html }
+  const html = [`<p>${escape(hello)}</p>`, section(notice, words), openInbox(inboxUrl, words)].join(
+    '\n'
+  )
+  return { subject: subject.slice(0, 160), text, html }
 }
 
 /**
  * The digest of several rows, one mail listing each with its links.
  */
-export function digestMail(notices: RowNotice[], person: Recipient, inboxUrl: string | null) {
+export function digestMail(
+  notices: RowNotice[],
+  person: Recipient,
+  inboxUrl: string | null,
+  words: Words = Words.english
+) {
   const count = notices.length
-  const subject = `${count} ${count === 1 ? 'item waits' : 'items wait'} for you in the inbox`
+  const subject = words.t(count === 1 ? 'mail.digest_one' : 'mail.digest_many', {
+    count: words.number(count),
+  })
+  const hello = words.t('mail.hello', { name: person.name ?? person.id })
   const text = [
-    `Hello ${person.name ?? person.id},`,
+    hello,
     '',
     subject,
     ...notices.flatMap((notice, index) => {
-      const { title, lines } = rowLines(notice)
+      const { title, lines } = rowLines(notice, words)
       return [
         '',
         `${index + 1}. ${title}`,
@@ -84,19 +96,25 @@ export function digestMail(notices: RowNotice[], person: Recipient, inboxUrl: st
         ...notice.links.map((link) => `   ${link.label}: ${link.url}`),
       ]
     }),
-    ...(inboxUrl ? ['', `Open the inbox: ${inboxUrl}`] : []),
+    ...(inboxUrl ? ['', `${words.t('mail.open_inbox')}: ${inboxUrl}`] : []),
   ].join('\n')
   const html = [
-    `<p>Hello ${escape(person.name ?? person.id)},</p>`,
+    `<p>${escape(hello)}</p>`,
     `<p>${escape(subject)}</p>`,
-    `<ol>${notices.map((notice) => `<li>${section(notice)}</li>`).join('')}</ol>`,
-    inboxUrl ? `<p><a href="${escape(inboxUrl)}">Open the inbox</a></p>` : '',
+    `<ol>${notices.map((notice) => `<li>${section(notice, words)}</li>`).join('')}</ol>`,
+    openInbox(inboxUrl, words),
   ].join('\n')
   return { subject, text, html }
 }
 
-function section(notice: RowNotice): string {
-  const { title, lines } = rowLines(notice)
+function openInbox(inboxUrl: string | null, words: Words): string {
+  return inboxUrl
+    ? `<p><a href="${escape(inboxUrl)}">${escape(words.t('mail.open_inbox'))}</a></p>`
+    : ''
+}
+
+function section(notice: RowNotice, words: Words): string {
+  const { title, lines } = rowLines(notice, words)
   const links =
     notice.reason === 'released'
       ? ''
@@ -104,7 +122,7 @@ function section(notice: RowNotice): string {
           .map((link) => `<a href="${escape(link.url)}">${escape(link.label)}</a>`)
           .join(' · ')
   return [
-    `<p><strong>${escape(title)}</strong> — ${WHY[notice.reason]}</p>`,
+    `<p><strong>${escape(title)}</strong> — ${escape(why(words, notice.reason))}</p>`,
     listHtml(lines),
     notice.note ? `<p><em>${escape(notice.note)}</em></p>` : '',
     links ? `<p>${links}</p>` : '',

@@ -17,6 +17,8 @@ export type Recipient = {
   email?: string | null
   /** How mails and payloads address them */
   name?: string | null
+  /** Their language (`fr`, `de-CH`): mails speak it; default English */
+  locale?: string | null
 }
 
 /**

@@ -132,7 +132,12 @@ async function claim(
     }
     const sending = mine.filter((entry) => entry.held || !digest)
     await trx.from(Notification.table).whereIn('id', ids(sending)).update({ sent_at: sentAt })
-    const person = { id: personId, email: pref.email ?? null, name: pref.name ?? null }
+    const person = {
+      id: personId,
+      email: pref.email ?? null,
+      name: pref.name ?? null,
+      locale: pref.locale ?? null,
+    }
     claims.push({ person, prefs: pref, entries: sending, digest })
   }
   return claims
@@ -185,7 +190,9 @@ async function giveBack(entries: Notification[], options: OutboxOptions, error: 
   for (const entry of entries) {
     const attempts = entry.attempts + 1
     const retry = attempts < limit
-    const due = options.now.plus({ minutes: 2 ** (attempts - 1) })
+    // A service that said when to come back (Slack's 429 Retry-After, in seconds) is not asked sooner
+    const after = Number((error as { retryAfter?: unknown })?.retryAfter) || 0
+    const due = options.now.plus({ seconds: Math.max(60 * 2 ** (attempts - 1), after) })
     await Notification.query()
       .where('id', entry.id)
       .update(

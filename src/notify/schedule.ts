@@ -20,6 +20,8 @@ export type QuietHours = { from: string; to: string; zone?: string }
 export type Preferences = {
   email?: string | null
   name?: string | null
+  /** Their language (`fr`, `de-CH`): mails speak it (docs/guides/languages.md); default English */
+  locale?: string | null
   /** The notifiers (by name) that tell this person; default: all configured */
   notifiers?: string[]
   /** Minutes: one digest per interval instead of a message per row */

@@ -60,6 +60,16 @@ export const SUITES: PlannedSuite[] = [
     ],
   },
   {
+    name: 'i18n',
+    parts: [
+      {
+        files: ['tests/i18n/**/*.spec.ts'],
+        on: 'sqlite',
+        why: "the package's words and the app's i18n in memory: no database at all",
+      },
+    ],
+  },
+  {
     name: 'mcp',
     parts: [
       {

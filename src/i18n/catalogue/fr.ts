@@ -1,0 +1,64 @@
+/*
+ * The package's French words, complete: the example of a second language
+ * shipped with the package (an app's own `resources/lang/fr` wins).
+ */
+
+import type { Catalogue, WordKey } from './en.ts'
+
+export const fr = {
+  'mail.hello': 'Bonjour {name},',
+  'mail.why.created': 'vous attend',
+  'mail.why.reminded': 'vous attend toujours',
+  'mail.why.reassigned': 'vous a été confié',
+  'mail.why.released': 'a été confié à quelqu’un d’autre',
+  'mail.approve_title': 'Approuver {tool} : {summary}',
+  'mail.args': 'Arguments : {args}',
+  'mail.questions_from': 'Questions de {tool}',
+  'mail.default': '{prompt} — par défaut : {labels}',
+  'mail.none': '(aucun)',
+  'mail.open_inbox': 'Ouvrir la boîte de réception',
+  'mail.digest_one': '{count} élément vous attend dans la boîte de réception',
+  'mail.digest_many': '{count} éléments vous attendent dans la boîte de réception',
+  'action.approve': 'Approuver',
+  'action.reject': 'Refuser',
+  'action.confirm_defaults': 'Confirmer les valeurs par défaut',
+  'action.answer': 'Répondre…',
+  'action.reason': 'Motif',
+  'settled.approved': 'Approuvé par {by} via {via}',
+  'settled.rejected': 'Refusé par {by} via {via}',
+  'settled.answered': 'Répondu par {by} via {via}',
+  'settled.expired': 'Expiré',
+  'slack.approve': 'Approuver',
+  'slack.reject': 'Refuser',
+  'slack.confirm': 'Confirmer les valeurs par défaut',
+  'slack.answer': 'Répondre…',
+  'slack.submit': 'Envoyer',
+  'slack.cancel': 'Annuler',
+  'slack.args': 'Arguments',
+  'slack.approval_title': 'Approuver {tool} : {summary}',
+  'slack.questions_title': 'Questions de {tool}',
+  'slack.default': 'par défaut : {value}',
+  'slack.no_default': '(aucune)',
+  'slack.reject_title': 'Refuser',
+  'slack.reason': 'Motif (facultatif)',
+  'slack.answer_title': 'Répondre',
+  'slack.settled.approved': 'Approuvé par {name} via {via}',
+  'slack.settled.rejected': 'Refusé par {name} via {via}',
+  'slack.settled.answered': 'Répondu par {name} via {via}',
+  'slack.settled.answered_inbox': 'Répondu dans la boîte de réception par {name}',
+  'slack.settled.approved_inbox': 'Approuvé dans la boîte de réception par {name}',
+  'slack.settled.rejected_inbox': 'Refusé dans la boîte de réception par {name}',
+  'slack.settled.expired': 'Expiré',
+  'slack.settled.cancelled': 'Annulé',
+  'slack.via.slack': 'Slack',
+  'slack.refused.unmapped': 'Votre compte Slack n’est lié à aucune personne de cette application.',
+  'slack.refused.forbidden': 'Ce n’est pas à vous de trancher.',
+  'slack.refused.stale':
+    'Cette demande a changé depuis sa publication. Ouvrez plutôt la boîte de réception.',
+  'slack.refused.settled': 'C’était déjà tranché.',
+  'slack.refused.gone': 'Il n’y a plus rien derrière ce message.',
+  'slack.refused.invalid': 'Cette réponse a été refusée : {message}',
+  'slack.voted': 'Votre vote est compté ; la demande attend d’autres approbateurs.',
+} satisfies Record<WordKey, string>
+
+export type { Catalogue }

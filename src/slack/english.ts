@@ -1,0 +1,38 @@
+/*
+ * The Slack channel's words in English, keyed `slack.*`: the English
+ * catalogue (src/i18n/catalogue/en.ts) takes them in. No imports, so the
+ * catalogue can read it without a cycle.
+ */
+
+export const SLACK_WORDS = {
+  'slack.approve': 'Approve',
+  'slack.reject': 'Reject',
+  'slack.confirm': 'Confirm the defaults',
+  'slack.answer': 'Answer…',
+  'slack.submit': 'Send',
+  'slack.cancel': 'Cancel',
+  'slack.args': 'Arguments',
+  'slack.approval_title': 'Approve {tool}: {summary}',
+  'slack.questions_title': 'Questions from {tool}',
+  'slack.default': 'default: {value}',
+  'slack.no_default': '(none)',
+  'slack.reject_title': 'Reject',
+  'slack.reason': 'Reason (optional)',
+  'slack.answer_title': 'Answer',
+  'slack.settled.approved': 'Approved by {name} via {via}',
+  'slack.settled.rejected': 'Rejected by {name} via {via}',
+  'slack.settled.answered': 'Answered by {name} via {via}',
+  'slack.settled.answered_inbox': 'Answered in the inbox by {name}',
+  'slack.settled.approved_inbox': 'Approved in the inbox by {name}',
+  'slack.settled.rejected_inbox': 'Rejected in the inbox by {name}',
+  'slack.settled.expired': 'Expired',
+  'slack.settled.cancelled': 'Cancelled',
+  'slack.via.slack': 'Slack',
+  'slack.refused.unmapped': 'Your Slack account is not linked to a person of this app.',
+  'slack.refused.forbidden': 'This is not yours to settle.',
+  'slack.refused.stale': 'This request changed since it was posted. Open the inbox instead.',
+  'slack.refused.settled': 'This was already settled.',
+  'slack.refused.gone': 'There is nothing behind this message any more.',
+  'slack.refused.invalid': 'That answer was refused: {message}',
+  'slack.voted': 'Your vote is counted; the request waits for more approvers.',
+} as const

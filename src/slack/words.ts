@@ -1,0 +1,24 @@
+/*
+ * Every word the Slack channel shows, keyed `slack.*` with its English
+ * text; the English catalogue (src/i18n/catalogue/en.ts) takes them in,
+ * so they are translated like the pages' and mails' words.
+ */
+
+import { Words } from '../i18n/words.ts'
+import { SLACK_WORDS } from './english.ts'
+
+export { SLACK_WORDS }
+
+export type SlackWord = keyof typeof SLACK_WORDS
+
+/**
+ * The text of `key` in the words' language (the app's own
+ * `agent_inbox.slack.*` messages first, src/i18n/), `{placeholders}` filled
+ */
+export function slackText(
+  key: SlackWord,
+  values: Record<string, string> = {},
+  words: Words = Words.english
+): string {
+  return words.t(key, values)
+}
