@@ -12,7 +12,8 @@ import type { Question, QuestionSet } from '../questions/types.ts'
 import { waitsForAnswers } from '../inbox/wait.ts'
 import { viewDigest } from '../governance/view.ts'
 import { Words } from '../i18n/words.ts'
-import { slackText, type SlackWord } from './words.ts'
+import type { WordKey } from '../i18n/catalogue/en.ts'
+import { slackText } from './words.ts'
 
 export const SLACK_ACTIONS = {
   approve: 'agent_inbox.approve',
@@ -71,7 +72,7 @@ export function rowMessage(
   words: Words = Words.english
 ): { text: string; blocks: Block[] } {
   const ref = JSON.stringify({ row: row.id, view: viewDigest(row) } satisfies SlackRef)
-  const button = (action: keyof typeof SLACK_ACTIONS, word: SlackWord, style?: string) => ({
+  const button = (action: keyof typeof SLACK_ACTIONS, word: WordKey, style?: string) => ({
     type: 'button',
     action_id: SLACK_ACTIONS[action],
     text: plain(slackText(word, {}, words)),
@@ -79,8 +80,8 @@ export function rowMessage(
     ...(style ? { style } : {}),
   })
   const buttons = waitsForAnswers(row)
-    ? [button('confirm', 'slack.confirm', 'primary'), button('answer', 'slack.answer')]
-    : [button('approve', 'slack.approve', 'primary'), button('reject', 'slack.reject', 'danger')]
+    ? [button('confirm', 'action.confirm_defaults', 'primary'), button('answer', 'action.answer')]
+    : [button('approve', 'action.approve', 'primary'), button('reject', 'action.reject', 'danger')]
   return {
     text: title(row, words),
     blocks: [...body(row, words), { type: 'actions', block_id: 'agent_inbox', elements: buttons }],
@@ -89,13 +90,13 @@ export function rowMessage(
 
 /** The line a settled row's message ends with ("Approved by Ada via Slack") */
 export function settledLine(row: ToolCall, name: string, words: Words = Words.english): string {
-  if (row.status === 'expired') return slackText('slack.settled.expired', {}, words)
+  if (row.status === 'expired') return slackText('settled.expired', {}, words)
   if (row.status === 'cancelled') return slackText('slack.settled.cancelled', {}, words)
   const state = row.status === 'approved' || row.status === 'rejected' ? row.status : 'answered'
   const via = row.answeredVia ?? 'web'
   if (via === 'web') return slackText(`slack.settled.${state}_inbox`, { name }, words)
   const channel = via === 'slack' ? slackText('slack.via.slack', {}, words) : via
-  return slackText(`slack.settled.${state}`, { name, via: channel }, words)
+  return slackText(`settled.${state}`, { by: name, via: channel }, words)
 }
 
 /** A settled row's message: what it asked, and who settled it where, without buttons */
@@ -114,7 +115,7 @@ export function rejectModal(ref: SlackRef, words: Words = Words.english) {
     callback_id: SLACK_ACTIONS.reject,
     private_metadata: JSON.stringify(ref),
     title: plain(slackText('slack.reject_title', {}, words)),
-    submit: plain(slackText('slack.reject', {}, words)),
+    submit: plain(slackText('action.reject', {}, words)),
     close: plain(slackText('slack.cancel', {}, words)),
     blocks: [
       {

@@ -1,14 +1,12 @@
 /*
- * The Slack channel's words in English, keyed `slack.*`: the English
+ * The Slack channel's own words in English, keyed `slack.*`: the English
  * catalogue (src/i18n/catalogue/en.ts) takes them in. No imports, so the
- * catalogue can read it without a cycle.
+ * catalogue can read it without a cycle. Its buttons and settled lines are
+ * the package's shared words (`action.*`, `settled.*`), so an app rewords
+ * Approve once for every channel.
  */
 
 export const SLACK_WORDS = {
-  'slack.approve': 'Approve',
-  'slack.reject': 'Reject',
-  'slack.confirm': 'Confirm the defaults',
-  'slack.answer': 'Answer…',
   'slack.submit': 'Send',
   'slack.cancel': 'Cancel',
   'slack.args': 'Arguments',
@@ -19,13 +17,9 @@ export const SLACK_WORDS = {
   'slack.reject_title': 'Reject',
   'slack.reason': 'Reason (optional)',
   'slack.answer_title': 'Answer',
-  'slack.settled.approved': 'Approved by {name} via {via}',
-  'slack.settled.rejected': 'Rejected by {name} via {via}',
-  'slack.settled.answered': 'Answered by {name} via {via}',
   'slack.settled.answered_inbox': 'Answered in the inbox by {name}',
   'slack.settled.approved_inbox': 'Approved in the inbox by {name}',
   'slack.settled.rejected_inbox': 'Rejected in the inbox by {name}',
-  'slack.settled.expired': 'Expired',
   'slack.settled.cancelled': 'Cancelled',
   'slack.via.slack': 'Slack',
   'slack.refused.unmapped': 'Your Slack account is not linked to a person of this app.',

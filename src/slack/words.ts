@@ -5,6 +5,7 @@
  */
 
 import { Words } from '../i18n/words.ts'
+import type { WordKey } from '../i18n/catalogue/en.ts'
 import { SLACK_WORDS } from './english.ts'
 
 export { SLACK_WORDS }
@@ -12,11 +13,12 @@ export { SLACK_WORDS }
 export type SlackWord = keyof typeof SLACK_WORDS
 
 /**
- * The text of `key` in the words' language (the app's own
+ * The text of `key` (one of `SLACK_WORDS`, or a shared word such as
+ * `action.approve`) in the words' language (the app's own
  * `agent_inbox.slack.*` messages first, src/i18n/), `{placeholders}` filled
  */
 export function slackText(
-  key: SlackWord,
+  key: WordKey,
   values: Record<string, string> = {},
   words: Words = Words.english
 ): string {

@@ -26,7 +26,6 @@ export const en = {
   'action.reject': 'Reject',
   'action.confirm_defaults': 'Confirm the defaults',
   'action.answer': 'Answer…',
-  'action.reason': 'Reason',
   'settled.approved': 'Approved by {by} via {via}',
   'settled.rejected': 'Rejected by {by} via {via}',
   'settled.answered': 'Answered by {by} via {via}',
