@@ -9,7 +9,7 @@
 
 import type { Question, QuestionSet } from '../questions/types.ts'
 import { effectiveDefaults } from '../questions/defaults.ts'
-import { checkValue, inputTypeOf, isSingleChoice } from '../questions/values.ts'
+import { checkValue, inputTypeOf, isSingleChoice, optionLabel } from '../questions/values.ts'
 import { waitsForAnswers } from '../inbox/wait.ts'
 
 /**
@@ -49,13 +49,6 @@ const TYPE_HINTS: Record<string, string> = {
   datetime: 'a date and time (YYYY-MM-DDTHH:mm)',
   email: 'an email address',
   url: 'a URL',
-}
-
-/**
- * How a value reads to a person: an option's label, else the value.
- */
-function labelOf(question: Question, value: string): string {
-  return question.options?.find((option) => option.value === value)?.label ?? value
 }
 
 /**
@@ -113,7 +106,7 @@ export function answerHint(question: Question): string {
 
   const defaults = effectiveDefaults(question)
   if (defaults.length > 0) {
-    return `${hint}; Enter keeps ${defaults.map((value) => labelOf(question, value)).join(', ')}`
+    return `${hint}; Enter keeps ${defaults.map((value) => optionLabel(question, value)).join(', ')}`
   }
   return question.input?.required ? `${hint} (required)` : `${hint}; Enter leaves it unanswered`
 }

@@ -8,6 +8,8 @@
 
 import { waitsForAnswers } from '../inbox/wait.ts'
 import type { QuestionSet } from '../questions/types.ts'
+import { optionLabel } from '../questions/values.ts'
+import type { ToolCall } from '../persistence/models/tool_call.ts'
 import type { Recipient, RowNotice } from './notifier.ts'
 import { Words } from '../i18n/words.ts'
 
@@ -22,21 +24,32 @@ export function rowLines(
 ): { title: string; lines: string[] } {
   const row = notice.row
   if (!waitsForAnswers(row)) {
-    const summary = row.request?.summary ?? row.toolName
     return {
-      title: words.t('mail.approve_title', { tool: row.toolName, summary }),
+      title: rowTitle(row, words),
       lines: [words.t('mail.args', { args: JSON.stringify(row.request?.args ?? null) })],
     }
   }
   const set = row.request as QuestionSet
   const lines = set.questions.map((question) => {
-    const labels = question.defaults.map(
-      (value) => question.options?.find((option) => option.value === value)?.label ?? value
-    )
+    const labels = question.defaults.map((value) => optionLabel(question, value))
     const shown = labels.join(', ') || words.t('mail.none')
     return words.t('mail.default', { prompt: question.prompt, labels: shown })
   })
-  return { title: set.preamble ?? words.t('mail.questions_from', { tool: row.toolName }), lines }
+  return { title: rowTitle(row, words), lines }
+}
+
+/**
+ * What a row asks, in one line: its question set's preamble (else whose
+ * questions they are), or the approval asked. The mails and Slack's
+ * messages both lead with it.
+ */
+export function rowTitle(row: ToolCall, words: Words = Words.english): string {
+  if (waitsForAnswers(row)) {
+    const set = row.request as QuestionSet
+    return set.preamble ?? words.t('mail.questions_from', { tool: row.toolName })
+  }
+  const summary = row.request?.summary ?? row.toolName
+  return words.t('mail.approve_title', { tool: row.toolName, summary })
 }
 
 /**

@@ -170,6 +170,13 @@ export function checkValue(question: Question, value: string): string | null {
 }
 
 /**
+ * How a value reads to a person: its option's label, else the value itself.
+ */
+export function optionLabel(question: Pick<Question, 'options'>, value: string): string {
+  return question.options?.find((option) => option.value === value)?.label ?? value
+}
+
+/**
  * Whether a question takes one value only.
  */
 export function isSingleChoice(question: Pick<Question, 'multiple'>): boolean {

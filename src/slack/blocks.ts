@@ -14,6 +14,8 @@ import { viewDigest } from '../governance/view.ts'
 import { Words } from '../i18n/words.ts'
 import type { WordKey } from '../i18n/catalogue/en.ts'
 import { slackText } from './words.ts'
+import { optionLabel } from '../questions/values.ts'
+import { rowTitle } from '../notify/mail_text.ts'
 
 export const SLACK_ACTIONS = {
   approve: 'agent_inbox.approve',
@@ -35,22 +37,9 @@ const clip = (text: string, length: number) =>
 const escape = (text: string) =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
 
-function title(row: ToolCall, words: Words): string {
-  if (waitsForAnswers(row)) {
-    const set = row.request as QuestionSet
-    return set.preamble ?? slackText('slack.questions_title', { tool: row.toolName }, words)
-  }
-  const summary = row.request?.summary ?? row.toolName
-  return slackText('slack.approval_title', { tool: row.toolName, summary }, words)
-}
-
-function label(question: Question, value: string): string {
-  return question.options?.find((option) => option.value === value)?.label ?? value
-}
-
 /** What the message shows of the row, without its buttons */
 function body(row: ToolCall, words: Words): Block[] {
-  const head: Block = { type: 'section', text: mrkdwn(`*${escape(title(row, words))}*`) }
+  const head: Block = { type: 'section', text: mrkdwn(`*${escape(rowTitle(row, words))}*`) }
   if (!waitsForAnswers(row)) {
     const args = JSON.stringify(row.request?.args ?? null, null, 2)
     const text = `*${slackText('slack.args', {}, words)}*\n\`\`\`${escape(clip(args, 2800))}\`\`\``
@@ -59,7 +48,7 @@ function body(row: ToolCall, words: Words): Block[] {
   const set = row.request as QuestionSet
   const lines = set.questions.map((question) => {
     const value =
-      question.defaults.map((item) => label(question, item)).join(', ') ||
+      question.defaults.map((item) => optionLabel(question, item)).join(', ') ||
       slackText('slack.no_default', {}, words)
     return `• ${escape(question.prompt)} — _${escape(slackText('slack.default', { value }, words))}_`
   })
@@ -83,7 +72,7 @@ export function rowMessage(
     ? [button('confirm', 'action.confirm_defaults', 'primary'), button('answer', 'action.answer')]
     : [button('approve', 'action.approve', 'primary'), button('reject', 'action.reject', 'danger')]
   return {
-    text: title(row, words),
+    text: rowTitle(row, words),
     blocks: [...body(row, words), { type: 'actions', block_id: 'agent_inbox', elements: buttons }],
   }
 }
@@ -103,7 +92,7 @@ export function settledLine(row: ToolCall, name: string, words: Words = Words.en
 export function settledMessage(row: ToolCall, name: string, words: Words = Words.english) {
   const line = settledLine(row, name)
   return {
-    text: `${title(row, words)} — ${line}`,
+    text: `${rowTitle(row, words)} — ${line}`,
     blocks: [...body(row, words), { type: 'context', elements: [mrkdwn(`*${escape(line)}*`)] }],
   }
 }
@@ -131,7 +120,7 @@ export function rejectModal(ref: SlackRef, words: Words = Words.english) {
 
 /** An input of the answer modal, pre-filled with the question's defaults */
 function questionInput(question: Question): Block {
-  const option = (value: string) => ({ text: plain(label(question, value)), value })
+  const option = (value: string) => ({ text: plain(optionLabel(question, value)), value })
   let element: Record<string, unknown>
   if (question.options?.length && !question.allowFreeText) {
     const options = question.options.map((item) => option(item.value))

@@ -10,8 +10,6 @@ export const SLACK_WORDS = {
   'slack.submit': 'Send',
   'slack.cancel': 'Cancel',
   'slack.args': 'Arguments',
-  'slack.approval_title': 'Approve {tool}: {summary}',
-  'slack.questions_title': 'Questions from {tool}',
   'slack.default': 'default: {value}',
   'slack.no_default': '(none)',
   'slack.reject_title': 'Reject',

@@ -30,8 +30,6 @@ export const fr = {
   'slack.submit': 'Envoyer',
   'slack.cancel': 'Annuler',
   'slack.args': 'Arguments',
-  'slack.approval_title': 'Approuver {tool} : {summary}',
-  'slack.questions_title': 'Questions de {tool}',
   'slack.default': 'par défaut : {value}',
   'slack.no_default': '(aucune)',
   'slack.reject_title': 'Refuser',
