@@ -5,7 +5,7 @@
  * entries and rows), and so is a settlement (the row still pending and
  * unexpired, then its audit entries and the grant it gave).
  *
- * - PostgreSQL: one statement. The update is a data-modifying CTE and each
+ * - PostgreSQL: one statement, named on the driver (./pg_writes.ts). The update is a data-modifying CTE and each
  *   insert reads its rows from one JSON parameter (`jsonb_populate_recordset`
  *   over the table's own row type), guarded by `exists (select 1 from
  *   guard)`: one round trip, committed by itself.
@@ -24,6 +24,7 @@ import type { LucidModel } from '@adonisjs/lucid/types/model'
 import { affectedRows } from './prepared_columns.ts'
 import { transaction } from './transaction.ts'
 import { insertRows, isBetterSqlite, sqliteWrite } from './sqlite_writes.ts'
+import { pgIdentifier, pgNamed } from './pg_writes.ts'
 
 /** A condition of the guard: SQL over unquoted column names, and its bindings */
 export type Condition = [sql: string, ...bindings: unknown[]]
@@ -91,32 +92,39 @@ export async function guardedWrite(write: GuardedWrite): Promise<boolean> {
 }
 
 /**
- * PostgreSQL: the update and every insert in one statement.
+ * PostgreSQL: the update and every insert in one statement, a named
+ * statement on the driver (./pg_writes.ts): a checkpoint's or a
+ * settlement's text is the same from one call to the next.
  */
 async function inOneStatement(
   client: QueryClientContract,
   write: GuardedWrite,
   inserts: GuardedWrite['inserts']
 ) {
-  const sets = Object.keys(write.set)
-  const bindings: unknown[] = []
+  const values: unknown[] = []
+  const bind = (value: unknown) => `$${values.push(value)}`
   const sql: string[] = []
 
-  sql.push(`with guard as (update ?? set ${sets.map(() => '?? = ?').join(', ')}`)
-  bindings.push(write.model.table, ...sets.flatMap((name) => [name, write.set[name]]))
-  sql.push(`where ${write.where.map(([condition]) => condition).join(' and ')} returning 1)`)
-  bindings.push(...write.where.flatMap(([, ...values]) => values))
+  const sets = Object.keys(write.set).map(
+    (name) => `${pgIdentifier(name)} = ${bind(write.set[name])}`
+  )
+  sql.push(`with guard as (update ${pgIdentifier(write.model.table)} set ${sets.join(', ')}`)
+  const where = write.where.map(([condition, ...bindings]) => {
+    let next = 0
+    return condition.replace(/\?/g, () => bind(bindings[next++]))
+  })
+  sql.push(`where ${where.join(' and ')} returning 1)`)
 
   for (const [table, rows] of inserts) {
-    const columns = Object.keys(rows[0])
-    const list = columns.map(() => '??').join(', ')
-    sql.push(`, ${table.replace(/\W/g, '_')}_rows as (insert into ?? (${list})`)
-    sql.push(`select ${list} from jsonb_populate_recordset(null::??, ?::jsonb)`)
+    const list = Object.keys(rows[0]).map(pgIdentifier).join(', ')
+    sql.push(`, ${table.replace(/\W/g, '_')}_rows as (insert into ${pgIdentifier(table)} (${list})`)
+    sql.push(
+      `select ${list} from jsonb_populate_recordset(null::${pgIdentifier(table)}, ${bind(JSON.stringify(rows))}::jsonb)`
+    )
     sql.push('where exists (select 1 from guard))')
-    bindings.push(table, ...columns, ...columns, table, JSON.stringify(rows))
   }
   sql.push('select count(*)::int as matched from guard')
 
-  const result = await client.rawQuery(sql.join(' '), bindings as any[])
-  return Number(result.rows[0]?.matched) === 1
+  const [row] = await pgNamed(client, sql.join(' '), values)
+  return Number(row?.matched) === 1
 }

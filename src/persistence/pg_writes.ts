@@ -1,0 +1,72 @@
+/*
+ * Statements run as `pg` named statements on a connection of the app's
+ * knex pool, for the guarded write every checkpoint and every settlement
+ * is on PostgreSQL (./guarded_write.ts). Through knex, each call compiles
+ * the query (identifiers, `?` to `$n`) and PostgreSQL parses and plans it
+ * anew; here the text is given ready, and each distinct text is parsed
+ * once per connection under one name (`pg` keeps what a connection
+ * parsed, so a new connection, after one was lost, prepares it again).
+ *
+ * Each statement is published on the `adonis-agent-inbox:sql` channel
+ * (./sqlite_writes.ts), with `prepared: true` when it is parsed on that
+ * connection for the first time.
+ */
+
+import type { QueryClientContract } from '@adonisjs/lucid/types/database'
+import { sqlDiagnostics } from './sqlite_writes.ts'
+
+type PgConnection = {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{
+    rows: Record<string, unknown>[]
+  }>
+}
+
+/** One name per distinct statement text, the same on every connection */
+const names = new Map<string, string>()
+/** The names each connection has parsed (pg's own record is internal) */
+const parsed = new WeakMap<PgConnection, Set<string>>()
+
+function nameOf(text: string): string {
+  let name = names.get(text)
+  if (!name) {
+    name = `adonis_agent_inbox_${names.size + 1}`
+    names.set(text, name)
+  }
+  return name
+}
+
+/** A PostgreSQL identifier, quoted */
+export function pgIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`
+}
+
+/**
+ * Runs `text` (with `$1…` placeholders) as a named statement on a
+ * connection of `client`'s pool and returns its rows.
+ *
+ * @example
+ * const rows = await pgNamed(client, 'select 1 as one where $1::int > 0', [1])
+ */
+export async function pgNamed(
+  client: QueryClientContract,
+  text: string,
+  values: unknown[]
+): Promise<Record<string, unknown>[]> {
+  const name = nameOf(text)
+  const pool = client.getWriteClient().client
+  const connection = (await pool.acquireConnection()) as PgConnection
+  try {
+    let done = parsed.get(connection)
+    if (!done) {
+      done = new Set()
+      parsed.set(connection, done)
+    }
+    const prepared = !done.has(name)
+    if (sqlDiagnostics.hasSubscribers) sqlDiagnostics.publish({ sql: text, prepared })
+    const result = await connection.query({ name, text, values })
+    done.add(name)
+    return result.rows
+  } finally {
+    await pool.releaseConnection(connection)
+  }
+}
