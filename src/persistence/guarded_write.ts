@@ -5,15 +5,17 @@
  * entries and rows), and so is a settlement (the row still pending and
  * unexpired, then its audit entries and the grant it gave).
  *
- * - PostgreSQL: one statement, named on the driver (./pg_writes.ts). The update is a data-modifying CTE and each
- *   insert reads its rows from one JSON parameter (`jsonb_populate_recordset`
- *   over the table's own row type), guarded by `exists (select 1 from
- *   guard)`: one round trip, committed by itself.
+ * - PostgreSQL: one statement, named on the driver (./pg_writes.ts). The
+ *   update is a data-modifying CTE and each insert reads its rows from one
+ *   JSON parameter (`jsonb_populate_recordset` over the table's own row
+ *   type), guarded by `exists (select 1 from guard)`: one round trip,
+ *   committed by itself.
  * - SQLite and MySQL have no writes in CTEs: a transaction whose first
- *   statement is the update, then the inserts. On better-sqlite3 the
- *   transaction runs on the driver itself, its statements prepared once
- *   (./sqlite_writes.ts); elsewhere through knex, one multi-row insert per
- *   table (and a lone update without a transaction).
+ *   statement is the update, then one multi-row insert per table (a lone
+ *   update without a transaction on MySQL). It runs on the driver itself,
+ *   its statements prepared once per connection: better-sqlite3's
+ *   (./sqlite_writes.ts), mysql2's `execute` (./mysql_writes.ts);
+ *   elsewhere (another SQLite driver) through knex.
  *
  * Conditions are SQL with `?` bindings over unquoted column names, which
  * all three dialects read alike.
@@ -23,7 +25,8 @@ import type { QueryClientContract } from '@adonisjs/lucid/types/database'
 import type { LucidModel } from '@adonisjs/lucid/types/model'
 import { affectedRows } from './prepared_columns.ts'
 import { transaction } from './transaction.ts'
-import { insertRows, isBetterSqlite, sqliteWrite } from './sqlite_writes.ts'
+import { insertRows, insertStatements, isBetterSqlite, sqliteWrite } from './sqlite_writes.ts'
+import { isMysql2, mysqlWrite } from './mysql_writes.ts'
 import { pgIdentifier, pgNamed } from './pg_writes.ts'
 
 /** A condition of the guard: SQL over unquoted column names, and its bindings */
@@ -55,6 +58,28 @@ export async function guardedWrite(write: GuardedWrite): Promise<boolean> {
   const table = write.model.table
   const where = write.where.map(([sql]) => sql).join(' and ')
   const bindings = write.where.flatMap(([, ...values]) => values)
+  if (isMysql2(client)) {
+    const sets = Object.keys(write.set)
+    const lone = inserts.length === 0 && !write.beforeCommit
+    return mysqlWrite(
+      client,
+      async (writer) => {
+        const matched = await writer.run(
+          `update \`${table}\` set ${sets.map((name) => `\`${name}\` = ?`).join(', ')} where ${where}`,
+          [...Object.values(write.set), ...bindings]
+        )
+        if (matched !== 1) return false
+        for (const [into, rows] of inserts) {
+          for (const [sql, values] of insertStatements(into, rows, '`')) {
+            await writer.run(sql, values)
+          }
+        }
+        return true
+      },
+      (matched) => (matched ? write.beforeCommit?.() : undefined),
+      !lone
+    )
+  }
   if (isBetterSqlite(client)) {
     return sqliteWrite(
       client,

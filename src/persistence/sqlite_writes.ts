@@ -13,7 +13,8 @@
  * Each statement is published on the `adonis-agent-inbox:sql` diagnostics
  * channel (nothing is done when nobody listens), since knex's `query`
  * events and Lucid's query log do not see them: the bench counts them
- * there.
+ * there, with `prepared: true` the first time a connection prepares it
+ * (a connection the pool replaced prepares it again).
  */
 
 import diagnostics from 'node:diagnostics_channel'
@@ -35,6 +36,7 @@ export const sqlDiagnostics = diagnostics.channel('adonis-agent-inbox:sql')
 
 const prepared = new WeakMap<Connection, Map<string, Statement>>()
 
+/** `sql`'s statement on `connection`, prepared on first use (published with `prepared: true`) */
 function statementOf(connection: Connection, sql: string): Statement {
   let statements = prepared.get(connection)
   if (!statements) {
@@ -42,6 +44,7 @@ function statementOf(connection: Connection, sql: string): Statement {
     prepared.set(connection, statements)
   }
   let statement = statements.get(sql)
+  if (sqlDiagnostics.hasSubscribers) sqlDiagnostics.publish({ sql, prepared: !statement })
   if (!statement) {
     statement = connection.prepare(sql)
     statements.set(sql, statement)
@@ -57,7 +60,6 @@ function binding(value: unknown): unknown {
 }
 
 function runOn(connection: Connection, sql: string, bindings: unknown[] = []): number {
-  if (sqlDiagnostics.hasSubscribers) sqlDiagnostics.publish({ sql })
   return statementOf(connection, sql).run(...bindings.map(binding)).changes
 }
 
@@ -123,7 +125,6 @@ async function sqliteAll(client: QueryClientContract, query: KnexQuery): Promise
   const pool = client.getWriteClient().client
   const connection = (await pool.acquireConnection()) as Connection
   try {
-    if (sqlDiagnostics.hasSubscribers) sqlDiagnostics.publish({ sql })
     return statementOf(connection, sql).all(...bindings.map(binding))
   } finally {
     await pool.releaseConnection(connection)
@@ -134,11 +135,20 @@ async function sqliteAll(client: QueryClientContract, query: KnexQuery): Promise
 const ROWS_A_STATEMENT = 200
 
 /**
- * Inserts rows with multi-row inserts: one statement per run of rows with
- * the same columns (a checkpoint's rows all have the same), prepared once
- * per row count.
+ * The multi-row inserts that write `rows`: one statement per run of rows
+ * with the same columns (a checkpoint's rows all have the same), so one
+ * text per row count, prepared once. `quote` quotes an identifier (SQLite
+ * `"`, MySQL `` ` ``).
+ *
+ * @example
+ * insertStatements('agent_journal', rows, '"') // [['insert into "agent_journal" (…) values (?, …), (?, …)', [...]]]
  */
-export function insertRows(writer: SqliteWriter, table: string, rows: Record<string, unknown>[]) {
+export function insertStatements(
+  table: string,
+  rows: Record<string, unknown>[],
+  quote: string
+): [sql: string, bindings: unknown[]][] {
+  const statements: [string, unknown[]][] = []
   for (let start = 0; start < rows.length;) {
     const columns = Object.keys(rows[start])
     const signature = columns.join('\0')
@@ -152,10 +162,18 @@ export function insertRows(writer: SqliteWriter, table: string, rows: Record<str
     }
     const group = rows.slice(start, end)
     const values = `(${columns.map(() => '?').join(', ')})`
-    writer.run(
-      `insert into "${table}" (${columns.map((name) => `"${name}"`).join(', ')}) values ${group.map(() => values).join(', ')}`,
-      group.flatMap((row) => columns.map((name) => row[name]))
-    )
+    statements.push([
+      `insert into ${quote}${table}${quote} (${columns.map((name) => `${quote}${name}${quote}`).join(', ')}) values ${group.map(() => values).join(', ')}`,
+      group.flatMap((row) => columns.map((name) => row[name])),
+    ])
     start = end
   }
+  return statements
+}
+
+/**
+ * Inserts rows on SQLite as `insertStatements` builds them.
+ */
+export function insertRows(writer: SqliteWriter, table: string, rows: Record<string, unknown>[]) {
+  for (const [sql, bindings] of insertStatements(table, rows, '"')) writer.run(sql, bindings)
 }

@@ -88,7 +88,7 @@ export class FaultProxy {
       if (verdict === 'cut-reply') pair.cutOnReply = true
       server.write(chunk)
     })
-    server.on('data', (chunk) => {
+    server.on('data', (chunk: Buffer) => {
       if (pair.cutOnReply) {
         this.cuts++
         return close()

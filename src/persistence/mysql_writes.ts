@@ -1,0 +1,109 @@
+/*
+ * Statements run with `mysql2`'s `execute` on a connection of the app's
+ * knex pool, for the guarded write every checkpoint and every settlement
+ * is on MySQL (./guarded_write.ts): a transaction of the update and the
+ * inserts. Through knex, each statement is compiled and sent as text that
+ * MySQL parses anew; here the text is given ready and MySQL prepares it
+ * once per connection (`mysql2` keeps a connection's statements by text,
+ * so a connection that replaced a lost one prepares them again). The
+ * transaction's BEGIN, COMMIT and ROLLBACK go as plain queries, as knex
+ * sends them. A failed COMMIT rejects, the connection lost with it.
+ *
+ * Each statement is published on the `adonis-agent-inbox:sql` channel
+ * (./sqlite_writes.ts), with `prepared: true` when it is prepared on that
+ * connection for the first time.
+ */
+
+import type { QueryClientContract } from '@adonisjs/lucid/types/database'
+import { sqlDiagnostics } from './sqlite_writes.ts'
+
+type Callback = (error: Error | null, result: { affectedRows?: number }) => void
+type Connection = {
+  execute(sql: string, values: unknown[], callback: Callback): void
+  query(sql: string, callback: Callback): void
+}
+
+/** What the transaction's work gets: one statement at a time, prepared once per connection */
+export type MysqlWriter = {
+  /** Runs a statement; returns the rows it changed */
+  run(sql: string, bindings: unknown[]): Promise<number>
+}
+
+/** The statements each connection has prepared (mysql2's own record is internal) */
+const preparedOn = new WeakMap<Connection, Set<string>>()
+
+/**
+ * Whether `client` talks to MySQL through mysql2.
+ */
+export function isMysql2(client: QueryClientContract): boolean {
+  return client.dialect.name === 'mysql'
+}
+
+function send(connection: Connection, sql: string, values?: unknown[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const done: Callback = (error, result) =>
+      error ? reject(error) : resolve(result?.affectedRows ?? 0)
+    if (values) connection.execute(sql, values, done)
+    else connection.query(sql, done)
+  })
+}
+
+async function execute(connection: Connection, sql: string, bindings: unknown[]) {
+  let prepared = preparedOn.get(connection)
+  if (!prepared) {
+    prepared = new Set()
+    preparedOn.set(connection, prepared)
+  }
+  if (sqlDiagnostics.hasSubscribers) {
+    sqlDiagnostics.publish({ sql, prepared: !prepared.has(sql) })
+  }
+  // mysql2 refuses undefined as a value
+  const changed = await send(
+    connection,
+    sql,
+    bindings.map((value) => (value === undefined ? null : value))
+  )
+  prepared.add(sql)
+  return changed
+}
+
+function plain(connection: Connection, sql: string) {
+  if (sqlDiagnostics.hasSubscribers) sqlDiagnostics.publish({ sql })
+  return send(connection, sql)
+}
+
+/**
+ * Runs `work` on a connection of `client`'s pool, in a transaction unless
+ * `inTransaction` is false (a lone statement commits by itself);
+ * `beforeCommit` is awaited last, inside it, with what `work` returned
+ * (crash tests). Committed when both return, rolled back when either throws.
+ *
+ * @example
+ * await mysqlWrite(client, (sql) => sql.run('update agent_runs set status = ? where id = ?', ['running', id]))
+ */
+export async function mysqlWrite<T>(
+  client: QueryClientContract,
+  work: (writer: MysqlWriter) => Promise<T>,
+  beforeCommit?: (result: T) => void | Promise<void>,
+  inTransaction = true
+): Promise<T> {
+  const pool = client.getWriteClient().client
+  const connection = (await pool.acquireConnection()) as Connection
+  const writer: MysqlWriter = { run: (sql, bindings) => execute(connection, sql, bindings) }
+  try {
+    if (!inTransaction) return await work(writer)
+    await plain(connection, 'BEGIN')
+    try {
+      const result = await work(writer)
+      await beforeCommit?.(result)
+      await plain(connection, 'COMMIT')
+      return result
+    } catch (error) {
+      // On a lost connection the server rolled back already: the first error is the one to tell
+      await plain(connection, 'ROLLBACK').catch(() => {})
+      throw error
+    }
+  } finally {
+    await pool.releaseConnection(connection)
+  }
+}
