@@ -2,8 +2,9 @@
  * The checkpoint's write transactions straight on better-sqlite3: all or
  * nothing whatever fails (a statement, the hook before COMMIT), the pooled
  * connection left usable, multi-row inserts of rows with differing columns,
- * and every statement published for the bench to count. SQLite only: the
- * other databases write checkpoints through knex (src/runtime/checkpoint_write.ts).
+ * every statement published for the bench to count, and a statement
+ * prepared once per connection, again on a new connection. SQLite only:
+ * the other databases have their own (pg_writes.spec.ts, mysql_writes.spec.ts).
  */
 
 import { test } from '@japa/runner'
@@ -95,6 +96,35 @@ if (dbName() === 'sqlite') {
         'killed before commit'
       )
       assert.deepEqual(await labels(), [])
+    })
+
+    test('a statement is prepared once per connection, again on the connection that replaces a closed one', async ({
+      assert,
+    }) => {
+      await sqliteWrite(client(), (writer) =>
+        insertRows(writer, 'driver_writes_probe', [{ id: 1, label: 'a' }])
+      )
+      const text = 'update "driver_writes_probe" set "label" = ? where "id" = 1'
+      const relabel = async (label: string) => {
+        const seen: boolean[] = []
+        const listen = (message: unknown) => {
+          const published = message as { sql: string; prepared: boolean }
+          if (published.sql === text) seen.push(published.prepared)
+        }
+        sqlDiagnostics.subscribe(listen)
+        try {
+          const changed = await sqliteWrite(client(), (writer) => writer.run(text, [label]))
+          return { changed, prepared: seen[0], labels: await labels() }
+        } finally {
+          sqlDiagnostics.unsubscribe(listen)
+        }
+      }
+      assert.deepEqual(await relabel('b'), { changed: 1, prepared: true, labels: ['b'] })
+      // The pool holds one SQLite connection: the same one, its statement kept
+      assert.deepEqual(await relabel('c'), { changed: 1, prepared: false, labels: ['c'] })
+      // SQLite has no connection to lose: the app's connection is closed and opened again
+      await db.manager.close(db.primaryConnectionName)
+      assert.deepEqual(await relabel('d'), { changed: 1, prepared: true, labels: ['d'] })
     })
   })
 }
