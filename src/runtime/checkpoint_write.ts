@@ -2,8 +2,8 @@
  * How a checkpoint reaches the database: the lease's fence (an update of
  * the run row that matches only while this driver holds the lease), the
  * journal entries and the tool-call rows of one step, all or nothing: a
- * guarded write (../persistence/guarded_write.ts), one statement on
- * PostgreSQL, one transaction of prepared statements on SQLite.
+ * guarded write (../persistence/guarded_write.ts), one named statement on
+ * PostgreSQL, one transaction of prepared statements on SQLite and MySQL.
  *
  * The unique keys on (run, sequence) and (run, key) stay the guard against
  * a second writer on every database: a clash fails the whole checkpoint.
