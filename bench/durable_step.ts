@@ -16,7 +16,7 @@ import { call, say, scriptedModel } from '../src/testing/scripted_model.ts'
 import { Agents, type AgentsOptions } from '../src/runtime/agents.ts'
 import { defineAgent } from '../src/runtime/define_agent.ts'
 import { defineTool } from '../src/runtime/define_tool.ts'
-import { sqlDiagnostics } from '../src/persistence/sqlite_writes.ts'
+import { sqlDiagnostics } from '../src/persistence/driver_statements.ts'
 import { spread, type Spread } from './stats.ts'
 import { tracingOn } from './tracing.ts'
 

@@ -25,7 +25,8 @@ import type { QueryClientContract } from '@adonisjs/lucid/types/database'
 import type { LucidModel } from '@adonisjs/lucid/types/model'
 import { affectedRows } from './prepared_columns.ts'
 import { transaction } from './transaction.ts'
-import { insertRows, insertStatements, isBetterSqlite, sqliteWrite } from './sqlite_writes.ts'
+import { insertStatements, updateStatement } from './driver_statements.ts'
+import { insertRows, isBetterSqlite, sqliteWrite } from './sqlite_writes.ts'
 import { isMysql2, mysqlWrite } from './mysql_writes.ts'
 import { pgIdentifier, pgNamed } from './pg_writes.ts'
 
@@ -59,15 +60,11 @@ export async function guardedWrite(write: GuardedWrite): Promise<boolean> {
   const where = write.where.map(([sql]) => sql).join(' and ')
   const bindings = write.where.flatMap(([, ...values]) => values)
   if (isMysql2(client)) {
-    const sets = Object.keys(write.set)
     const lone = inserts.length === 0 && !write.beforeCommit
     return mysqlWrite(
       client,
       async (writer) => {
-        const matched = await writer.run(
-          `update \`${table}\` set ${sets.map((name) => `\`${name}\` = ?`).join(', ')} where ${where}`,
-          [...Object.values(write.set), ...bindings]
-        )
+        const matched = await writer.run(...updateStatement(table, write.set, where, bindings, '`'))
         if (matched !== 1) return false
         for (const [into, rows] of inserts) {
           for (const [sql, values] of insertStatements(into, rows, '`')) {
@@ -84,11 +81,7 @@ export async function guardedWrite(write: GuardedWrite): Promise<boolean> {
     return sqliteWrite(
       client,
       (writer) => {
-        const sets = Object.keys(write.set)
-        const matched = writer.run(
-          `update "${table}" set ${sets.map((name) => `"${name}" = ?`).join(', ')} where ${where}`,
-          [...Object.values(write.set), ...bindings]
-        )
+        const matched = writer.run(...updateStatement(table, write.set, where, bindings, '"'))
         if (matched !== 1) return false
         for (const [into, rows] of inserts) insertRows(writer, into, rows)
         return true

@@ -8,14 +8,11 @@
  * so a connection that replaced a lost one prepares them again). The
  * transaction's BEGIN, COMMIT and ROLLBACK go as plain queries, as knex
  * sends them. A failed COMMIT rejects, the connection lost with it.
- *
- * Each statement is published on the `adonis-agent-inbox:sql` channel
- * (./sqlite_writes.ts), with `prepared: true` when it is prepared on that
- * connection for the first time.
+ * Each statement is published as ./driver_statements.ts says.
  */
 
 import type { QueryClientContract } from '@adonisjs/lucid/types/database'
-import { sqlDiagnostics } from './sqlite_writes.ts'
+import { PreparedRecord, sqlDiagnostics } from './driver_statements.ts'
 
 type Callback = (error: Error | null, result: { affectedRows?: number }) => void
 type Connection = {
@@ -30,7 +27,7 @@ export type MysqlWriter = {
 }
 
 /** The statements each connection has prepared (mysql2's own record is internal) */
-const preparedOn = new WeakMap<Connection, Set<string>>()
+const preparedOn = new PreparedRecord<Connection>()
 
 /**
  * Whether `client` talks to MySQL through mysql2.
@@ -48,23 +45,10 @@ function send(connection: Connection, sql: string, values?: unknown[]): Promise<
   })
 }
 
-async function execute(connection: Connection, sql: string, bindings: unknown[]) {
-  let prepared = preparedOn.get(connection)
-  if (!prepared) {
-    prepared = new Set()
-    preparedOn.set(connection, prepared)
-  }
-  if (sqlDiagnostics.hasSubscribers) {
-    sqlDiagnostics.publish({ sql, prepared: !prepared.has(sql) })
-  }
+function execute(connection: Connection, sql: string, bindings: unknown[]) {
   // mysql2 refuses undefined as a value
-  const changed = await send(
-    connection,
-    sql,
-    bindings.map((value) => (value === undefined ? null : value))
-  )
-  prepared.add(sql)
-  return changed
+  const values = bindings.map((value) => (value === undefined ? null : value))
+  return preparedOn.run(connection, sql, sql, () => send(connection, sql, values))
 }
 
 function plain(connection: Connection, sql: string) {

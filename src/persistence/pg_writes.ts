@@ -6,14 +6,11 @@
  * anew; here the text is given ready, and each distinct text is parsed
  * once per connection under one name (`pg` keeps what a connection
  * parsed, so a new connection, after one was lost, prepares it again).
- *
- * Each statement is published on the `adonis-agent-inbox:sql` channel
- * (./sqlite_writes.ts), with `prepared: true` when it is parsed on that
- * connection for the first time.
+ * Each statement is published as ./driver_statements.ts says.
  */
 
 import type { QueryClientContract } from '@adonisjs/lucid/types/database'
-import { sqlDiagnostics } from './sqlite_writes.ts'
+import { PreparedRecord } from './driver_statements.ts'
 
 type PgConnection = {
   query(config: { name: string; text: string; values: unknown[] }): Promise<{
@@ -24,7 +21,7 @@ type PgConnection = {
 /** One name per distinct statement text, the same on every connection */
 const names = new Map<string, string>()
 /** The names each connection has parsed (pg's own record is internal) */
-const parsed = new WeakMap<PgConnection, Set<string>>()
+const parsed = new PreparedRecord<PgConnection>()
 
 function nameOf(text: string): string {
   let name = names.get(text)
@@ -56,15 +53,9 @@ export async function pgNamed(
   const pool = client.getWriteClient().client
   const connection = (await pool.acquireConnection()) as PgConnection
   try {
-    let done = parsed.get(connection)
-    if (!done) {
-      done = new Set()
-      parsed.set(connection, done)
-    }
-    const prepared = !done.has(name)
-    if (sqlDiagnostics.hasSubscribers) sqlDiagnostics.publish({ sql: text, prepared })
-    const result = await connection.query({ name, text, values })
-    done.add(name)
+    const result = await parsed.run(connection, name, text, () =>
+      connection.query({ name, text, values })
+    )
     return result.rows
   } finally {
     await pool.releaseConnection(connection)

@@ -8,17 +8,12 @@
  * other query runs on it meanwhile), each statement is prepared once per
  * connection and kept, and the transaction is `BEGIN IMMEDIATE`, so the
  * write lock is taken, or waited for (`busy_timeout`), before anything is
- * read. Bindings are converted as knex's better-sqlite3 client does.
- *
- * Each statement is published on the `adonis-agent-inbox:sql` diagnostics
- * channel (nothing is done when nobody listens), since knex's `query`
- * events and Lucid's query log do not see them: the bench counts them
- * there, with `prepared: true` the first time a connection prepares it
- * (a connection the pool replaced prepares it again).
+ * read. Bindings are converted as knex's better-sqlite3 client does. Each
+ * statement is published as ./driver_statements.ts says.
  */
 
-import diagnostics from 'node:diagnostics_channel'
 import type { QueryClientContract } from '@adonisjs/lucid/types/database'
+import { insertStatements, sqlDiagnostics } from './driver_statements.ts'
 
 type Statement = {
   run(...bindings: unknown[]): { changes: number }
@@ -31,8 +26,6 @@ export type SqliteWriter = {
   /** Runs a statement; returns the rows it changed */
   run(sql: string, bindings: unknown[]): number
 }
-
-export const sqlDiagnostics = diagnostics.channel('adonis-agent-inbox:sql')
 
 const prepared = new WeakMap<Connection, Map<string, Statement>>()
 
@@ -129,46 +122,6 @@ async function sqliteAll(client: QueryClientContract, query: KnexQuery): Promise
   } finally {
     await pool.releaseConnection(connection)
   }
-}
-
-/** Rows a statement at most: SQLite binds 32,766 values, a row has a few dozen */
-const ROWS_A_STATEMENT = 200
-
-/**
- * The multi-row inserts that write `rows`: one statement per run of rows
- * with the same columns (a checkpoint's rows all have the same), so one
- * text per row count, prepared once. `quote` quotes an identifier (SQLite
- * `"`, MySQL `` ` ``).
- *
- * @example
- * insertStatements('agent_journal', rows, '"') // [['insert into "agent_journal" (…) values (?, …), (?, …)', [...]]]
- */
-export function insertStatements(
-  table: string,
-  rows: Record<string, unknown>[],
-  quote: string
-): [sql: string, bindings: unknown[]][] {
-  const statements: [string, unknown[]][] = []
-  for (let start = 0; start < rows.length;) {
-    const columns = Object.keys(rows[start])
-    const signature = columns.join('\0')
-    let end = start + 1
-    while (
-      end < rows.length &&
-      end - start < ROWS_A_STATEMENT &&
-      Object.keys(rows[end]).join('\0') === signature
-    ) {
-      end++
-    }
-    const group = rows.slice(start, end)
-    const values = `(${columns.map(() => '?').join(', ')})`
-    statements.push([
-      `insert into ${quote}${table}${quote} (${columns.map((name) => `${quote}${name}${quote}`).join(', ')}) values ${group.map(() => values).join(', ')}`,
-      group.flatMap((row) => columns.map((name) => row[name])),
-    ])
-    start = end
-  }
-  return statements
 }
 
 /**

@@ -9,7 +9,7 @@ import { test } from '@japa/runner'
 import type { Database } from '@adonisjs/lucid/database'
 import { createTestApp, dbName } from '../helpers/database.ts'
 import { mysqlWrite } from '../../src/persistence/mysql_writes.ts'
-import { sqlDiagnostics } from '../../src/persistence/sqlite_writes.ts'
+import { killPooled, preparedWhile } from '../helpers/prepared.ts'
 
 if (dbName() === 'mysql') {
   test.group('MySQL prepared statements on the driver', (group) => {
@@ -34,29 +34,11 @@ if (dbName() === 'mysql') {
     const text =
       'update mysql_writes_probe set value = ?, connection = connection_id() where id = 1'
     const run = async (value: number) => {
-      const seen: boolean[] = []
-      const listen = (message: unknown) => {
-        const published = message as { sql: string; prepared: boolean }
-        if (published.sql === text) seen.push(published.prepared)
-      }
-      sqlDiagnostics.subscribe(listen)
-      try {
-        const changed = await mysqlWrite(
-          db.connection(),
-          (writer) => writer.run(text, [value]),
-          undefined,
-          false
-        )
-        const row = await db.from('mysql_writes_probe').where('id', 1).firstOrFail()
-        return {
-          changed,
-          value: Number(row.value),
-          connection: Number(row.connection),
-          prepared: seen[0],
-        }
-      } finally {
-        sqlDiagnostics.unsubscribe(listen)
-      }
+      const { result: changed, prepared } = await preparedWhile(text, () =>
+        mysqlWrite(db.connection(), (writer) => writer.run(text, [value]), undefined, false)
+      )
+      const row = await db.from('mysql_writes_probe').where('id', 1).firstOrFail()
+      return { changed, value: Number(row.value), connection: Number(row.connection), prepared }
     }
 
     test('prepared once per connection, again after the connection is killed', async ({
@@ -68,28 +50,15 @@ if (dbName() === 'mysql') {
       assert.deepInclude(again, { changed: 1, value: 2 })
       if (again.connection === first.connection) assert.isFalse(again.prepared)
 
-      // Take every connection that prepared it, and kill it from another connection
-      const pool = db.connection().getWriteClient().client as any
-      const held: any[] = []
-      for (let count = pool.pool.numFree(); count > 0; count--) {
-        held.push(await pool.acquireConnection())
-      }
-      const preparedOn = held.filter((connection) =>
-        [first.connection, again.connection].includes(connection.threadId)
-      )
-      assert.isAbove(preparedOn.length, 0)
-      const closed = preparedOn.map(
-        (connection) => new Promise((resolve) => connection.stream.once('close', resolve))
-      )
-      const killer = await pool.acquireConnection()
-      try {
-        for (const connection of preparedOn) {
-          await killer.promise().query(`KILL ${Number(connection.threadId)}`)
-        }
-        await Promise.all(closed)
-      } finally {
-        for (const connection of [killer, ...held]) await pool.releaseConnection(connection)
-      }
+      // Every connection that prepared it, killed from another connection
+      const killed = await killPooled<any>(db, [first.connection, again.connection], {
+        idOf: (connection) => connection.threadId,
+        closed: (connection) => new Promise((resolve) => connection.stream.once('close', resolve)),
+        kill: async (killer, ids) => {
+          for (const id of ids) await killer.promise().query(`KILL ${Number(id)}`)
+        },
+      })
+      assert.isAbove(killed, 0)
       const after = await run(3)
       assert.notInclude([first.connection, again.connection], after.connection)
       assert.deepInclude(after, { changed: 1, value: 3, prepared: true })

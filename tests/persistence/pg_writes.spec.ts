@@ -9,7 +9,7 @@ import { test } from '@japa/runner'
 import type { Database } from '@adonisjs/lucid/database'
 import { createTestApp, dbName } from '../helpers/database.ts'
 import { pgNamed } from '../../src/persistence/pg_writes.ts'
-import { sqlDiagnostics } from '../../src/persistence/sqlite_writes.ts'
+import { killPooled, preparedWhile } from '../helpers/prepared.ts'
 
 if (dbName() === 'pg') {
   test.group('PostgreSQL named statements on the driver', (group) => {
@@ -22,18 +22,10 @@ if (dbName() === 'pg') {
 
     const text = 'select pg_backend_pid() as pid, $1::int + 1 as next'
     const run = async (value: number) => {
-      const seen: boolean[] = []
-      const listen = (message: unknown) => {
-        const published = message as { sql: string; prepared: boolean }
-        if (published.sql === text) seen.push(published.prepared)
-      }
-      sqlDiagnostics.subscribe(listen)
-      try {
-        const [row] = await pgNamed(db.connection(), text, [value])
-        return { pid: Number(row.pid), next: Number(row.next), prepared: seen[0] }
-      } finally {
-        sqlDiagnostics.unsubscribe(listen)
-      }
+      const { result, prepared } = await preparedWhile(text, () =>
+        pgNamed(db.connection(), text, [value])
+      )
+      return { pid: Number(result[0].pid), next: Number(result[0].next), prepared }
     }
 
     test('parsed once per connection, again after the connection is killed', async ({ assert }) => {
@@ -43,28 +35,14 @@ if (dbName() === 'pg') {
       assert.equal(again.next, 3)
       if (again.pid === first.pid) assert.isFalse(again.prepared)
 
-      // Take every connection that parsed it, and kill its backend from another connection
-      const pool = db.connection().getWriteClient().client as any
-      const held: any[] = []
-      for (let count = pool.pool.numFree(); count > 0; count--) {
-        held.push(await pool.acquireConnection())
-      }
-      const parsedOn = held.filter((connection) =>
-        [first.pid, again.pid].includes(connection.processID)
-      )
-      assert.isAbove(parsedOn.length, 0)
-      const ended = parsedOn.map(
-        (connection) => new Promise((resolve) => connection.once('end', resolve))
-      )
-      const killer = await pool.acquireConnection()
-      try {
-        await killer.query('select pg_terminate_backend(pid) from unnest($1::int[]) as pid', [
-          parsedOn.map((connection) => connection.processID),
-        ])
-        await Promise.all(ended)
-      } finally {
-        for (const connection of [killer, ...held]) await pool.releaseConnection(connection)
-      }
+      // Every connection that parsed it, its backend killed from another connection
+      const killed = await killPooled<any>(db, [first.pid, again.pid], {
+        idOf: (connection) => connection.processID,
+        closed: (connection) => new Promise((resolve) => connection.once('end', resolve)),
+        kill: (killer, pids) =>
+          killer.query('select pg_terminate_backend(pid) from unnest($1::int[]) as pid', [pids]),
+      })
+      assert.isAbove(killed, 0)
       const after = await run(3)
       assert.notInclude([first.pid, again.pid], after.pid)
       assert.equal(after.next, 4)

@@ -10,7 +10,9 @@
 import { test } from '@japa/runner'
 import type { Database } from '@adonisjs/lucid/database'
 import { createTestApp, dbName } from '../helpers/database.ts'
-import { insertRows, sqlDiagnostics, sqliteWrite } from '../../src/persistence/sqlite_writes.ts'
+import { insertRows, sqliteWrite } from '../../src/persistence/sqlite_writes.ts'
+import { sqlDiagnostics } from '../../src/persistence/driver_statements.ts'
+import { preparedWhile } from '../helpers/prepared.ts'
 
 if (dbName() === 'sqlite') {
   test.group('SQLite writes on the driver', (group) => {
@@ -106,18 +108,10 @@ if (dbName() === 'sqlite') {
       )
       const text = 'update "driver_writes_probe" set "label" = ? where "id" = 1'
       const relabel = async (label: string) => {
-        const seen: boolean[] = []
-        const listen = (message: unknown) => {
-          const published = message as { sql: string; prepared: boolean }
-          if (published.sql === text) seen.push(published.prepared)
-        }
-        sqlDiagnostics.subscribe(listen)
-        try {
-          const changed = await sqliteWrite(client(), (writer) => writer.run(text, [label]))
-          return { changed, prepared: seen[0], labels: await labels() }
-        } finally {
-          sqlDiagnostics.unsubscribe(listen)
-        }
+        const { result: changed, prepared } = await preparedWhile(text, () =>
+          sqliteWrite(client(), (writer) => writer.run(text, [label]))
+        )
+        return { changed, prepared, labels: await labels() }
       }
       assert.deepEqual(await relabel('b'), { changed: 1, prepared: true, labels: ['b'] })
       // The pool holds one SQLite connection: the same one, its statement kept
