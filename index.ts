@@ -15,7 +15,11 @@ export { defineAgent } from './src/runtime/define_agent.ts'
 export { defineTool } from './src/runtime/define_tool.ts'
 export { policy } from './src/governance/policy.ts'
 export { viewDigest } from './src/governance/view.ts'
-export { registerConsoleRoutes, registerInboxRoutes } from './src/http/register_routes.ts'
+export {
+  registerChatRoutes,
+  registerConsoleRoutes,
+  registerInboxRoutes,
+} from './src/http/register_routes.ts'
 export {
   defineNotifier,
   mailNotifier,

@@ -96,6 +96,13 @@ export const E_EMPTY_WEBHOOK_SECRET = createError<[string]>(
   500
 )
 
+/** `agents.converse` on tables without the package's conversations migration */
+export const E_NO_CONVERSATIONS = createError(
+  'The agent_conversations table is missing, so a chat cannot start. Publish the package’s new migrations and run them: node ace agents:migrations && node ace migration:run',
+  'E_NO_CONVERSATIONS',
+  500
+)
+
 /** `agents.retry` on a run that has not failed: a finished run keeps its result, a live one is driven */
 export const E_NOT_RETRYABLE = createError<[string, string]>(
   'Run %s is %s, and only a failed run can be retried. Wait for a running or waiting run to finish, or start a new run',

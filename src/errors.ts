@@ -318,3 +318,36 @@ export const E_RUN_NOT_ACTIONABLE = class extends HttpFacingException {
     return { status: this.data.status }
   }
 }
+
+/**
+ * A chat message sent while the conversation's last turn is still live
+ * (running, queued, or waiting on a row): one turn at a time, so it started
+ * nothing (docs/design.md §12). `headRunId` is the live turn's run.
+ */
+export const E_TURN_LIVE = class extends HttpFacingException {
+  static status = 409
+  static code = 'E_TURN_LIVE'
+  readonly headRunId: string
+
+  constructor([conversationId, headRunId]: [string, string], options?: ErrorOptions) {
+    super(
+      `Conversation ${conversationId} is still answering the last message (run ${headRunId}). Wait for it to finish, or answer what it asks, then send again`,
+      options
+    )
+    this.headRunId = headRunId
+  }
+
+  messageData() {
+    return { headRunId: this.headRunId }
+  }
+
+  meta() {
+    return { headRunId: this.headRunId }
+  }
+}
+
+/** A chat message of the wrong shape (no text, too long, an unknown agent): nothing started */
+export const InvalidMessageException = fieldsError(
+  'E_INVALID_MESSAGE',
+  'The chat message is invalid'
+)

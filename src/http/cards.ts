@@ -40,6 +40,11 @@ export type RowCard = {
   kind: ToolCall['kind']
   status: ToolCall['status']
   toolName: string
+  /**
+   * The model's id of the call the row is for (a chat places the card at
+   * the call); null for a wait opened outside the runtime and for intake
+   */
+  toolCallId: string | null
   createdAt: string | null
   expiresAt: string | null
   onExpiry: ToolCall['onExpiry']
@@ -147,6 +152,7 @@ export function rowCard(
     kind: row.kind,
     status: row.status,
     toolName: row.toolName,
+    toolCallId: row.toolCallId,
     createdAt: row.createdAt?.toISO() ?? null,
     expiresAt: row.expiresAt?.toISO() ?? null,
     onExpiry: row.onExpiry,

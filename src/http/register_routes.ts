@@ -86,3 +86,48 @@ export function registerConsoleRoutes(
   for (const route of routes) options.modifier?.(route)
   return routes
 }
+
+export type ChatRoutesOptions = Omit<InboxRoutesOptions, 'linkModifier' | 'prefix'> & {
+  /** Default: /chat */
+  prefix?: string
+  /**
+   * The agents a chat may start, by name (streaming agents: `stream: true`);
+   * a conversation keeps the agent it started with
+   */
+  agents: string[]
+}
+
+/**
+ * Registers the chat (docs/guides/chat.md): a conversation's page at
+ * `<prefix>/:id` (`?agent=` names the agent of a new one; JSON for API
+ * clients) and its message endpoint, `POST <prefix>/:id/messages`, as named
+ * routes `agent_chat.*`. A row a turn opens is settled through the inbox's
+ * reply route, so register the inbox's routes too.
+ *
+ * @example
+ * // start/routes.ts
+ * registerChatRoutes(router, {
+ *   agents: ['helper'],
+ *   modifier: (route) => route.use(middleware.auth()),
+ * })
+ */
+export function registerChatRoutes(router: HttpRouterService, options: ChatRoutesOptions) {
+  if (options.agents.length === 0) {
+    throw new Error('registerChatRoutes: name the agents a chat may start (options.agents)')
+  }
+  const prefix = (options.prefix ?? '/chat').replace(/\/$/, '')
+  const controller = async () => {
+    const { default: ChatController } = await import('./chat_controller.ts')
+    return new ChatController({ agents: options.agents })
+  }
+  const routes = [
+    router
+      .get(`${prefix}/:id`, async (ctx) => (await controller()).show(ctx))
+      .as('agent_chat.show'),
+    router
+      .post(`${prefix}/:id/messages`, async (ctx) => (await controller()).send(ctx))
+      .as('agent_chat.messages'),
+  ]
+  for (const route of routes) options.modifier?.(route)
+  return routes
+}

@@ -69,3 +69,18 @@ export const hasTraceContexts = columnsCheck(
   ],
   false
 )
+
+/**
+ * Whether the tables hold conversations (the package's seventh migration):
+ * a chat needs them, a run on its own does not. Assumed present when the
+ * schema cannot be read (starting a turn then fails on its own), and asked
+ * again on the next call.
+ */
+export const hasConversations = columnsCheck(
+  'conversation',
+  [
+    ['agent_conversations', 'head_run_id'],
+    ['agent_runs', 'conversation_id'],
+  ],
+  true
+)

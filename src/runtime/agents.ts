@@ -5,7 +5,7 @@
  */
 
 import type { DateTime } from 'luxon'
-import { E_NOT_FOUND } from '../errors.ts'
+import { E_NO_CONVERSATIONS, E_NOT_FOUND } from '../errors.ts'
 import type { EventSink } from '../events.ts'
 import { Inbox } from '../inbox/inbox.ts'
 import type { ApprovalsConfig } from '../governance/policy.ts'
@@ -28,7 +28,8 @@ import { unknownAgentCheck } from './unknown_agent.ts'
 import { approvalCheck } from './approval_check.ts'
 import { beat } from '../health/heartbeat.ts'
 import { digestOf, runtimeDefinitions } from './definitions.ts'
-import { hasDefinitionDigests } from '../persistence/schema_features.ts'
+import { hasConversations, hasDefinitionDigests } from '../persistence/schema_features.ts'
+import { startTurn, type TurnStart } from './conversations.ts'
 import { recordRecovered } from '../telemetry/metrics.ts'
 import { sweepSpan } from '../telemetry/inbox_spans.ts'
 
@@ -111,6 +112,33 @@ export class Agents {
       input: options.input ?? null,
       ownerId: options.owner,
       parentRunId: options.parentRunId ?? null,
+    })
+    await this.#events?.emit('agents:run:started', { run })
+    await this.executor.resume(run.id, 'start')
+    return run
+  }
+
+  /**
+   * Sends a person's message to a conversation (a chat, docs/design.md §12):
+   * starts its next turn, a run of the conversation's agent whose model is
+   * sent the earlier turns first, and schedules it. The first message
+   * creates the conversation, with `agent`; later ones keep its agent.
+   * Throws E_TURN_LIVE (409) while the last turn has not finished, and
+   * E_NOT_FOUND for another person's conversation or an unknown agent.
+   *
+   * @example
+   * const run = await agents.converse(chatId, { agent: 'helper', owner: 'user:1', text: 'Hi' })
+   */
+  async converse(conversationId: string, message: Omit<TurnStart, 'conversationId' | 'describe'>) {
+    if (!(await hasConversations())) throw new E_NO_CONVERSATIONS()
+    const { run } = await startTurn({
+      ...message,
+      conversationId,
+      describe: async (name) => {
+        const agent = this.definitions.get(name)
+        if (!agent) throw new E_NOT_FOUND([`No agent named "${name}"`])
+        return (await hasDefinitionDigests()) ? { definitionDigest: digestOf(agent) } : {}
+      },
     })
     await this.#events?.emit('agents:run:started', { run })
     await this.executor.resume(run.id, 'start')

@@ -35,6 +35,11 @@ type OpenStep = {
  * await generateText({ model, messages: conversation.messages() })
  */
 export class Conversation {
+  /**
+   * The earlier turns of the run's conversation (a chat: ./transcripts.ts),
+   * sent before the run's own messages; none for a run on its own
+   */
+  earlier: ModelMessage[] = []
   /** Messages of the steps before the open one */
   #closed: ModelMessage[] = []
   #open: OpenStep | null = null
@@ -119,7 +124,7 @@ export class Conversation {
    */
   messages(): ModelMessage[] {
     const tool = this.#open && toolMessage(this.#open)
-    return tool ? [...this.#closed, tool] : [...this.#closed]
+    return [...this.earlier, ...this.#closed, ...(tool ? [tool] : [])]
   }
 
   #close() {
@@ -151,3 +156,45 @@ function toolMessage(step: OpenStep): ModelMessage | null {
 export function renderInput(input: unknown): string {
   return typeof input === 'string' ? input : JSON.stringify(input ?? null, null, 2)
 }
+
+/** One turn of a conversation (a chat, docs/design.md §12) as read for its transcript */
+export type Turn = {
+  runId: string
+  /** The run's input: the person's message */
+  input: unknown
+  journal: JournalEntry[]
+}
+
+type Part = { type: string; toolCallId?: string; text?: string }
+
+/**
+ * The model messages one ended turn of a conversation hands to the turns after it: its
+ * journal's messages (the person's message first), without tool calls that
+ * never got a result: a turn that failed or was cancelled can end on a
+ * response whose calls have none, and a provider refuses such a call in the
+ * middle of a conversation (their text stays).
+ *
+ * @example
+ * const earlier = turns.flatMap((turn) => turnTranscript(turn))
+ * await streamText({ model, messages: [...earlier, ...ownMessages] })
+ */
+export function turnTranscript(turn: Turn): ModelMessage[] {
+  const messages =
+    turn.journal.length > 0
+      ? buildMessages(turn.journal)
+      : [{ role: 'user' as const, content: renderInput(turn.input) }]
+  const answered = new Set<string>()
+  for (const message of messages) {
+    if (message.role !== 'tool') continue
+    for (const part of message.content as Part[]) if (part.toolCallId) answered.add(part.toolCallId)
+  }
+  return messages.flatMap((message): ModelMessage[] => {
+    if (message.role !== 'assistant' || typeof message.content === 'string') return [message]
+    const parts = (message.content as Part[]).filter(
+      (part) => part.type !== 'tool-call' || answered.has(part.toolCallId ?? '')
+    )
+    if (parts.length === 0) return []
+    return [{ ...message, content: parts } as ModelMessage]
+  })
+}
+

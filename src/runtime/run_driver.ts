@@ -1,22 +1,19 @@
 /*
- * Drives one run forward from whatever its rows and journal say, until it
- * waits for a person, completes, fails or is cancelled. Between drives it
- * holds nothing: a drive takes the lease, reads the run once (run_memory.ts)
- * and from then on appends to what it read. Every model response and tool
- * result is checkpointed before it is acted on (docs/design.md §8.2), so a
- * process killed anywhere leaves a run the next driver — here or on another
- * worker — continues without repeating an executed action or losing an
- * answer. A lease on the run row keeps two processes from driving the same
- * run, and every checkpoint is fenced by it (docs/design.md §9).
+ * Drives one run forward from whatever its rows and journal say, until it waits for a person,
+ * completes, fails or is cancelled. Between drives it holds nothing: a drive takes the lease, reads
+ * the run once (run_memory.ts) and from then on appends to what it read. Every model response and
+ * tool result is checkpointed before it is acted on (docs/design.md §8.2), so a process killed
+ * anywhere leaves a run the next driver — here or on another worker — continues without repeating
+ * an executed action or losing an answer. A lease on the run row keeps two processes from driving
+ * the same run, and every checkpoint is fenced by it (docs/design.md §9).
  *
- * A step whose calls start with read tools is one checkpoint: the reads run
- * as soon as the model answers, and the response, their rows and their
- * results commit together. Reads have no effect to repeat, so a process
- * killed before that commit just asks the model again.
+ * A step whose calls start with read tools is one checkpoint: the reads run as soon as the model
+ * answers, and the response, their rows and their results commit together. Reads have no effect to
+ * repeat, so a process killed before that commit just asks the model again.
  *
  * This file is the loop and the step (its model call: model_call.ts). The lease is in lease.ts, the
- * memory and checkpoints in run_memory.ts, status changes in run_state.ts,
- * and each kind of tool call in calls/.
+ * memory and checkpoints in run_memory.ts, status changes in run_state.ts, and each kind of tool
+ * call in calls/.
  */
 
 import { loadMcpTools } from './mcp_tools.ts'
@@ -39,6 +36,7 @@ import { toolset } from './calls/toolset.ts'
 import type { AgentDefinition } from './define_agent.ts'
 import { rowCallId, type OnCheckpoint } from './journal.ts'
 import { renderInput } from './journal_messages.ts'
+import { TranscriptCache } from './transcripts.ts'
 import { DEFAULT_LEASE_TTL, Lease } from './lease.ts'
 import { Outbox } from './effects/outbox.ts'
 import type { EffectRetry } from './effects/keys.ts'
@@ -87,6 +85,8 @@ export class RunDriver {
   #shared: Pick<RunDriverOptions, 'onCheckpoint' | 'signer' | 'approvals'>
   /** Runs this process is driving now */
   #active = new Set<string>()
+  /** A chat's turns are sent the turns before them (docs/design.md §12) */
+  #transcripts = new TranscriptCache()
   /** Executions claimed whose outcome a lost connection kept from the database */
   #claims: OpenClaims = new Map()
   readonly owner: string
@@ -179,6 +179,7 @@ export class RunDriver {
   async #loop(memory: RunMemory): Promise<RunStatus | 'busy'> {
     const { run, journal, rows } = memory
     if (isFinished(run.status)) return run.status
+    memory.conversation.earlier = await this.#transcripts.before(run)
     const agent = this.#agents.get(run.agent)
     // Renamed or removed by a deploy since the run started: it ends, its rows closed
     if (!agent) return this.#state.failUnknownAgent(run)

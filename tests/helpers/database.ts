@@ -23,6 +23,7 @@ const TMP = new URL('../../tmp/', import.meta.url)
 export const MIGRATION_STUBS = fileURLToPath(new URL('../../database/migrations/', import.meta.url))
 /** The package's tables, each before those it references: dropped in this order */
 export const PACKAGE_TABLES = [
+  'agent_conversations',
   'agent_slack_messages',
   'agent_heartbeats',
   'agent_notifications',

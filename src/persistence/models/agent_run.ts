@@ -98,6 +98,17 @@ export class AgentRun extends BaseModel {
   @column()
   declare definitionDigest: string | null
 
+  /**
+   * The conversation this run is a turn of, and which turn (docs/design.md
+   * §12); null for a run started on its own, and on tables whose
+   * migrations are behind
+   */
+  @column()
+  declare conversationId: string | null
+
+  @column()
+  declare conversationTurn: number | null
+
   @beforeCreate()
   static assignId(run: AgentRun) {
     run.id ??= randomUUID()

@@ -66,11 +66,13 @@ export async function handleIntake(context: CallContext) {
  * run's first model call, so a journal never gets a question between a
  * tool call and its result (an intake a later deploy added to the agent is
  * for new runs). An intake row the attempt already has is read even when
- * the agent no longer has an intake: its answers reach the model.
+ * the agent no longer has an intake: its answers reach the model. A chat
+ * asks it on its first turn only: the later turns are sent its answers.
  */
 export function intakeDue(agent: AgentDefinition, memory: RunMemory): boolean {
   // The step count first: a run past its start pays nothing for this check, however long
   if (memory.conversation.steps > 0) return false
+  if ((memory.run.conversationTurn ?? 1) > 1) return false
   if (memory.journal.some((entry) => entry.kind === 'intake')) return false
   return agent.intake !== undefined || memory.rows.some((row) => row.kind === 'intake')
 }
