@@ -18,6 +18,7 @@ import { changedRows } from '../runtime/changed_rows.ts'
 import { ownConversation, readTurns } from '../runtime/conversations.ts'
 import { chatMessages } from '../chat/chat_messages.ts'
 import { rowCard, type RowCard } from './cards.ts'
+import { PRINTABLE } from './request_text.ts'
 import {
   feedbackPeople,
   inboxUrl,
@@ -117,17 +118,7 @@ export default class ChatController {
     const visitor = await visitorOf(ctx)
     const id = chatId(ctx)
     const body = ctx.request.body()
-    const text = typeof body.text === 'string' ? body.text.trim() : ''
-    if (text === '' || text.length > MAX_MESSAGE_LENGTH) {
-      throw new InvalidMessageException([
-        {
-          field: 'text',
-          message: `must be a message of 1 to ${MAX_MESSAGE_LENGTH} characters`,
-          rule: 'text',
-          meta: { max: MAX_MESSAGE_LENGTH },
-        },
-      ])
-    }
+    const text = messageText(body)
     const agent = this.#agent(body.agent ?? this.#options.agents[0])
     const run = await visitor.agents.converse(id, { agent, owner: visitor.person, text })
     ctx.response.status(201)
@@ -146,6 +137,41 @@ export default class ChatController {
       },
     ])
   }
+}
+
+/** The fields a message may carry: nothing else, so no approval rides along */
+const MESSAGE_FIELDS = new Set(['text', 'agent'])
+
+/**
+ * A message's text, trimmed: 1 to MAX_MESSAGE_LENGTH characters, well
+ * formed, no control characters but tabs and line breaks (PostgreSQL
+ * refuses a NUL in text). E_INVALID_MESSAGE naming the field otherwise,
+ * and for a field a message does not take.
+ */
+function messageText(body: Record<string, unknown>): string {
+  const unknown = Object.keys(body).find((field) => !MESSAGE_FIELDS.has(field))
+  if (unknown !== undefined) {
+    throw new InvalidMessageException([
+      {
+        field: unknown,
+        message: 'is not a field of a chat message: send text (and agent)',
+        rule: 'unknown',
+      },
+    ])
+  }
+  const text = typeof body.text === 'string' ? body.text.trim() : ''
+  const printable = PRINTABLE.test(text.replace(/[\t\n\r]/g, '')) && text.isWellFormed()
+  if (text === '' || text.length > MAX_MESSAGE_LENGTH || !printable) {
+    throw new InvalidMessageException([
+      {
+        field: 'text',
+        message: `must be a message of 1 to ${MAX_MESSAGE_LENGTH} characters, without control characters but tabs and line breaks`,
+        rule: 'text',
+        meta: { max: MAX_MESSAGE_LENGTH },
+      },
+    ])
+  }
+  return text
 }
 
 /**

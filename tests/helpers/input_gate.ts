@@ -57,20 +57,23 @@ export const ROUTE_INPUTS: Record<string, RouteInputs> = {
   'agent_console.runs.retry': {},
   'agent_console.runs.cancel': {},
   'agent_console.rows.reassign': { body: ['to'] },
+  'agent_chat.show': { query: ['agent'] },
+  'agent_chat.messages': { body: ['text', 'agent'] },
 }
 
 /** A route's key in ROUTE_INPUTS: its name, or its method and pattern (Transmit's) */
 export function routeKey(route: ListedRoute): string {
   const method = route.methods.find((name) => name !== 'HEAD') ?? route.methods[0]
-  return /^agent_(inbox|console)\./.test(route.name ?? '')
+  return /^agent_(inbox|console|chat)\./.test(route.name ?? '')
     ? route.name!
     : `${method} ${route.pattern}`
 }
 
-/** Whether a route is the package's: the inbox's (and its mail links'), the console's or Transmit's */
+/** Whether a route is the package's: the inbox's (and its mail links'), the console's, the chat's or Transmit's */
 export function isPackageRoute(route: ListedRoute): boolean {
   return (
-    /^agent_(inbox|console)\./.test(route.name ?? '') || route.pattern.startsWith('/__transmit/')
+    /^agent_(inbox|console|chat)\./.test(route.name ?? '') ||
+    route.pattern.startsWith('/__transmit/')
   )
 }
 
@@ -233,6 +236,7 @@ export function promised({ route, identity, place, name, value }: Request): Prom
   const text = 'text' in value ? value.text : undefined
   if (key.startsWith('agent_console.'))
     return consolePromise({ route, identity, place, name, value })
+  if (key.startsWith('agent_chat.')) return chatPromise({ route, identity, place, name, value })
   // A path that does not decode is the router's 400, before any route runs
   if (ID_ROUTES.includes(key) && place === 'param' && !('raw' in value)) {
     if (identity.person === null) return { status: 403, code: 'E_FORBIDDEN' }
@@ -300,4 +304,32 @@ function consolePromise({ route, identity, place, name, value }: Request): Promi
     return { status: 422, code: 'E_INVALID_REPLY', field: 'to' }
   }
   return null
+}
+
+/**
+ * The chat's promises: a guest is refused at the door; a malformed chat id
+ * is no conversation (one in capitals is another chat: a new one to write
+ * to); a message's malformed text or agent, or a field a message does not
+ * take, is a 422 naming it for anyone signed in; another person's
+ * conversation is none.
+ */
+function chatPromise({ route, identity, place, name, value }: Request): Promised | null {
+  // A path that does not decode is the router's 400, before any route runs
+  if (place === 'param' && 'raw' in value) return null
+  if (identity.person === null) return { status: 403, code: 'E_FORBIDDEN' }
+  const writes = routeKey(route) === 'agent_chat.messages'
+  const none = { status: 404, code: 'E_NOT_FOUND' }
+  if (place === 'param') return writes && 'upper' in value ? null : none
+  if (writes && place === 'body') {
+    const text = 'text' in value ? value.text : undefined
+    if (name === 'text' && text?.length !== 10_000) {
+      return { status: 422, code: 'E_INVALID_MESSAGE', field: name }
+    }
+    // No agent (a blank one is none: the body parser trims it to null) is the chat's first
+    const noAgent = text?.trim() === '' || ('json' in value && value.json === null)
+    if (name === UNKNOWN || (name === 'agent' && !noAgent)) {
+      return { status: 422, code: 'E_INVALID_MESSAGE', field: name }
+    }
+  }
+  return identity.who === 'owner' ? null : none
 }

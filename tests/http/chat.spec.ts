@@ -92,7 +92,11 @@ test.group(`Chat over HTTP | ${dbName()}`, (group) => {
     const chatId = randomUUID()
     const first = await send(chatId, 'ada', { text: 'Hello there', agent: 'chatter' })
     assert.equal(first.status, 201)
-    assert.deepEqual(first.body, { conversationId: chatId, runId: first.body.runId, ownerId: 'ada' })
+    assert.deepEqual(first.body, {
+      conversationId: chatId,
+      runId: first.body.runId,
+      ownerId: 'ada',
+    })
     await agents.idle()
 
     const second = await send(chatId, 'ada', { text: 'And again' })
@@ -119,7 +123,9 @@ test.group(`Chat over HTTP | ${dbName()}`, (group) => {
         'Turn 2. You said: Hello there | And again. I said before: Turn 1. You said: Hello there',
       ],
     ])
-    const runs = await AgentRun.query().where('conversation_id', chatId).orderBy('conversation_turn')
+    const runs = await AgentRun.query()
+      .where('conversation_id', chatId)
+      .orderBy('conversation_turn')
     assert.deepEqual(
       runs.map((run) => [run.conversationTurn, run.status, run.input]),
       [
@@ -164,7 +170,11 @@ test.group(`Chat over HTTP | ${dbName()}`, (group) => {
     assert.deepInclude(chat.rows[0], { status: 'answered' })
     assert.equal(chat.rows[0].settled.by, 'ada')
     const reply1 = chat.messages[1].parts
-    assert.deepInclude(reply1[1], { type: 'dynamic-tool', toolCallId: 'q1', state: 'output-available' })
+    assert.deepInclude(reply1[1], {
+      type: 'dynamic-tool',
+      toolCallId: 'q1',
+      state: 'output-available',
+    })
     assert.include(reply1.at(-1).text, 'Which database?\n   Answer: PostgreSQL')
     assert.equal((await send(chatId, 'ada', { text: 'Thanks' })).status, 201)
   })
@@ -180,7 +190,9 @@ test.group(`Chat over HTTP | ${dbName()}`, (group) => {
     const statuses = sent.map((one) => one.status).sort()
     assert.deepEqual(statuses, [201, 409, 409, 409, 409, 409, 409, 409])
     await agents.idle()
-    const runs = await AgentRun.query().where('conversation_id', chatId).orderBy('conversation_turn')
+    const runs = await AgentRun.query()
+      .where('conversation_id', chatId)
+      .orderBy('conversation_turn')
     assert.deepEqual(
       runs.map((run) => run.conversationTurn),
       [1, 2]
@@ -207,7 +219,9 @@ test.group(`Chat over HTTP | ${dbName()}`, (group) => {
     assert.equal(written.status, 404)
     assert.equal(await turnsOf(chatId), 1)
     // A guest is refused at the door; an unknown conversation reads as none
-    const guest = await fetch(`${baseUrl}/chat/${chatId}`, { headers: { accept: 'application/json' } })
+    const guest = await fetch(`${baseUrl}/chat/${chatId}`, {
+      headers: { accept: 'application/json' },
+    })
     assert.equal(guest.status, 403)
     assert.equal((await read(randomUUID(), 'ada')).status, 404)
     assert.equal((await read('not a chat id', 'ada')).status, 404)
@@ -221,6 +235,10 @@ test.group(`Chat over HTTP | ${dbName()}`, (group) => {
       [{ text: 'x'.repeat(20_001), agent: 'chatter' }, 'text'],
       [{ text: 'Hi', agent: 'payroll' }, 'agent'],
       [{ text: 'Hi', agent: ['chatter'] }, 'agent'],
+      [{ text: 'a\u0000b', agent: 'chatter' }, 'text'],
+      [{ text: '\ud800', agent: 'chatter' }, 'text'],
+      [{ text: ['Hi'], agent: 'chatter' }, 'text'],
+      [{ text: 'Hi', agent: 'chatter', approved: true }, 'approved'],
     ] as const
     for (const [body, field] of cases) {
       const sent = await send(chatId, 'ada', body)
@@ -241,16 +259,20 @@ test.group(`Chat over HTTP | ${dbName()}`, (group) => {
     const [card] = chat.rows
     assert.deepInclude(card, { kind: 'action', status: 'pending', toolCallId: 'd1' })
 
-    // A message can carry no approval: the body's extra fields start a turn or nothing
+    // A message can carry no approval: a field it does not take is refused
     const smuggled = await send(chatId, 'ada', {
       text: 'approve it',
       approved: true,
       rowId: card.id,
       digest: card.digest,
     })
-    assert.equal(smuggled.status, 409)
+    assert.equal(smuggled.status, 422)
+    assert.equal(smuggled.body.errors[0].field, 'approved')
     // A row the chat did not open, an old view digest, another person
-    assert.equal((await reply(randomUUID(), 'ada', { approved: true, digest: card.digest })).status, 404)
+    assert.equal(
+      (await reply(randomUUID(), 'ada', { approved: true, digest: card.digest })).status,
+      404
+    )
     const stale = await reply(card.id, 'ada', { approved: true, digest: 'f'.repeat(64) })
     assert.equal(stale.status, 409)
     assert.equal(stale.body.errors[0].code, 'E_STALE_VIEW')

@@ -1,8 +1,8 @@
 /*
  * Every input of every package route, walked (issue 34): the routes are
- * read from the app's router after boot (the inbox's, its mail links',
- * Transmit's three), and in each path param, query value, body field and
- * header a route reads, one at a time, the test sends NUL and other
+ * read from the app's router after boot (the inbox's, its mail links', the
+ * console's, the chat's, Transmit's three), and in each path param, query
+ * value, body field and header a route reads, one at a time, the test sends NUL and other
  * control characters, 10,000 characters, wrong types (arrays, objects,
  * numbers, null; a query key given twice or with brackets), broken
  * percent-encodings, ids in capitals, and a field no route reads: as the
@@ -45,6 +45,7 @@ import {
 import { defineConfig } from '../../src/define_config.ts'
 import { Grant } from '../../src/persistence/models/grant.ts'
 import { AgentRun } from '../../src/persistence/models/agent_run.ts'
+import { AgentConversation } from '../../src/persistence/models/agent_conversation.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import type { Agents } from '../../src/runtime/agents.ts'
 import { viewDigest } from '../../src/governance/view.ts'
@@ -52,8 +53,8 @@ import { appendEvents, rowEvents, runEvents } from '../../src/inbox/audit_log.ts
 
 const GATE_APP = fileURLToPath(new URL('../fixtures/gate_app.ts', import.meta.url))
 
-/** The inbox's 9 routes, its 2 mail-link routes, the console's 4 and Transmit's 3 */
-const PACKAGE_ROUTES = 18
+/** The inbox's 9 routes, its 2 mail-link routes, the console's 4, the chat's 2 and Transmit's 3 */
+const PACKAGE_ROUTES = 20
 
 /** Who sends: the owner of every row, run and grant named; someone else; nobody */
 const IDENTITIES: Identity[] = [
@@ -84,6 +85,7 @@ const CHANGING = [
   'agent_console.runs.retry',
   'agent_console.runs.cancel',
   'agent_console.rows.reassign',
+  'agent_chat.messages',
 ]
 /** The fields of a reply that go with an approval, not a question set */
 const DECISION_FIELDS = ['approved', 'reason', 'editedInput', 'grant']
@@ -93,7 +95,13 @@ test.group(`Input gate | every package route | ${dbName()}`, (group) => {
   let baseUrl: string
   let listed: ListedRoute[]
   let agents: Agents
-  const shared: { ask?: ToolCall; action?: ToolCall; run?: AgentRun; grant?: Grant } = {}
+  const shared: {
+    ask?: ToolCall
+    action?: ToolCall
+    run?: AgentRun
+    grant?: Grant
+    conversation?: AgentConversation
+  } = {}
 
   group.setup(async () => {
     const testApp = await createTestApp({ agents: defineConfig({ agents: [rowsAgent()] }) })
@@ -106,6 +114,13 @@ test.group(`Input gate | every package route | ${dbName()}`, (group) => {
     shared.action = await createActionRow()
     shared.run = await createRun()
     shared.grant = await createGrant()
+    shared.conversation = await AgentConversation.create({
+      id: randomUUID(),
+      agent: 'chatter',
+      ownerId: 'user:1',
+      headRunId: null,
+      turns: 0,
+    })
     return async () => {
       await server.kill('SIGTERM')
       await testApp.terminate()
@@ -157,6 +172,9 @@ test.group(`Input gate | every package route | ${dbName()}`, (group) => {
         : null
     const ids: Record<string, string> = {
       'agent_inbox.runs.show': shared.run!.id,
+      'agent_chat.show': shared.conversation!.id,
+      // The owner writes to a new conversation each time; anyone else to the owner's
+      'agent_chat.messages': fresh ? randomUUID() : shared.conversation!.id,
       'agent_inbox.grants.revoke': grant.id,
       ...(consoleRun && { [key]: consoleRun.id }),
     }
@@ -171,6 +189,7 @@ test.group(`Input gate | every package route | ${dbName()}`, (group) => {
         body: { digest: viewDigest(row), reason: 'not now' },
       },
       'agent_console.rows.reassign': { body: { to: 'user:2' } },
+      'agent_chat.messages': { body: { text: 'Hello', agent: 'chatter' } },
       'GET /__transmit/events': { query: { uid } },
       'POST /__transmit/subscribe': { body: { uid, channel: `agent_inbox/${person}` } },
       'POST /__transmit/unsubscribe': { body: { uid, channel: `agent_inbox/${person}` } },
