@@ -21,7 +21,7 @@ import { measureHttpSettle } from './http_settle.ts'
 import { measureInboxPage } from './inbox_page.ts'
 import { measureConsoleQueries } from './console_queries.ts'
 import { measureQueueWorkers } from './queue_workers.ts'
-import { LATENCY, measureStreamingStep } from './streaming_step.ts'
+import { LATENCY, measureSettleToToken, measureStreamingStep } from './streaming_step.ts'
 import { formatNumber, formatSpread, table, type Row } from './stats.ts'
 import { claimRedisDb } from '../tests/helpers/redis_db.ts'
 
@@ -164,6 +164,14 @@ for (const name of values.db.split(',').map((item) => item.trim()) as DbName[]) 
         name,
         formatSpread(streaming.slowRatio, '×')
       )
+      const live = await measureSettleToToken(sizes.repetitions * 4)
+      cell(
+        'settle → next model call / → first streamed token at its watchers (ms)',
+        '',
+        name,
+        `${formatSpread(live.toModelCall)} / ${formatSpread(live.toFirstToken)}`
+      )
+      cell('first streamed token after the model call (ms)', '≤ 5', name, formatSpread(live.extra))
     }
 
     if (only.has('growth')) {

@@ -13,7 +13,7 @@ import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 import vine from '@vinejs/vine'
 import { generateText, jsonSchema, streamText, tool } from 'ai'
-import { call, say, scriptedModel } from '../src/testing/scripted_model.ts'
+import { ask, call, say, scriptedModel } from '../src/testing/scripted_model.ts'
 import { Agents } from '../src/runtime/agents.ts'
 import { defineAgent } from '../src/runtime/define_agent.ts'
 import { defineTool } from '../src/runtime/define_tool.ts'
@@ -192,5 +192,94 @@ export async function measureStreamingStep(options: {
     slowRatio: spread(slowRatios),
     partsPerStep: Math.ceil(TEXT.length / CHUNK) + Math.ceil(input.length / CHUNK),
     messagesPerStep,
+  }
+}
+
+/** A one-question set with a default, as a chat's inline card confirms it */
+const CONFIRM = {
+  questions: [
+    {
+      id: 'go',
+      prompt: 'Go on?',
+      options: [
+        { value: 'yes', label: 'Yes' },
+        { value: 'no', label: 'No' },
+      ],
+      defaults: ['yes'],
+    },
+  ],
+}
+
+export type SettleToTokenFigures = {
+  /** ms from the settle's call to the model called for the run's next step */
+  toModelCall: Spread
+  /** ms from the settle's call to the step's first streamed part reaching its watchers */
+  toFirstToken: Spread
+  /** toFirstToken − toModelCall, per round: what streaming adds before the first token */
+  extra: Spread
+}
+
+/**
+ * The live case's latency (issue 28): a streaming run waits on a question;
+ * the question is settled (as a chat's inline card does, through the inbox)
+ * and the clock runs until the model is called for the next step and until
+ * that step's first streamed part is told to its watchers. `rounds` runs,
+ * one at a time, on the database of the bench's app.
+ */
+export async function measureSettleToToken(rounds: number): Promise<SettleToTokenFigures> {
+  let modelCalledAt = 0
+  let firstTokenAt = 0
+  const model = scriptedModel(
+    [
+      [ask('q1', CONFIRM)],
+      () => {
+        modelCalledAt = performance.now()
+        return [say(TEXT)]
+      },
+    ],
+    { by: 'turn', stream: { chunkSize: CHUNK } }
+  )
+  Object.defineProperty(model, 'doGenerateCalls', { get: () => [] })
+  Object.defineProperty(model, 'doStreamCalls', { get: () => [] })
+  const events = {
+    hasListeners: (name: keyof AgentEvents) => name.startsWith('agents:step:'),
+    emit: <Name extends keyof AgentEvents>(name: Name, data: AgentEvents[Name]) => {
+      if (name !== 'agents:step:delta' || firstTokenAt !== 0) return
+      // Serialized as the live broadcast sends it, then told
+      JSON.stringify(data, (key, value) => (key === 'run' ? undefined : value))
+      firstTokenAt = performance.now()
+    },
+  }
+  const agents = new Agents({
+    agents: [defineAgent({ name: 'asker', model, instructions: 'Ask, then say.', stream: true })],
+    events,
+  })
+  const toModelCall: number[] = []
+  const toFirstToken: number[] = []
+  const extra: number[] = []
+  for (let round = -2; round < rounds; round++) {
+    const run = await agents.start('asker', { input: 'Ask me first', owner: 'bench' })
+    await agents.idle()
+    const [row] = await agents.inbox
+      .list({ runId: run.id, status: 'pending' })
+      .then((page) => page.rows)
+    if (!row) throw new Error('The bench run did not wait on its question')
+    modelCalledAt = 0
+    firstTokenAt = 0
+    const settledAt = performance.now()
+    await agents.inbox.settle(row.id, { answers: { go: ['yes'] } }, { by: 'bench', via: 'api' })
+    await agents.idle()
+    if (modelCalledAt === 0 || firstTokenAt === 0) throw new Error('The bench run did not stream')
+    // Two rounds warm the path first
+    if (round < 0) continue
+    toModelCall.push(modelCalledAt - settledAt)
+    toFirstToken.push(firstTokenAt - settledAt)
+    extra.push(firstTokenAt - modelCalledAt)
+  }
+  await agents.close()
+  return {
+    toModelCall: spread(toModelCall),
+    toFirstToken: spread(toFirstToken),
+    extra: spread(extra),
   }
 }
