@@ -29,7 +29,7 @@ import { approvalCheck } from './approval_check.ts'
 import { beat } from '../health/heartbeat.ts'
 import { digestOf, runtimeDefinitions } from './definitions.ts'
 import { hasConversations, hasDefinitionDigests } from '../persistence/schema_features.ts'
-import { startTurn, type TurnStart } from './conversations.ts'
+import { startTurn, type ChatMessage } from './conversations.ts'
 import { recordRecovered } from '../telemetry/metrics.ts'
 import { sweepSpan } from '../telemetry/inbox_spans.ts'
 
@@ -129,7 +129,7 @@ export class Agents {
    * @example
    * const run = await agents.converse(chatId, { agent: 'helper', owner: 'user:1', text: 'Hi' })
    */
-  async converse(conversationId: string, message: Omit<TurnStart, 'conversationId' | 'describe'>) {
+  async converse(conversationId: string, message: ChatMessage): Promise<AgentRun> {
     if (!(await hasConversations())) throw new E_NO_CONVERSATIONS()
     const { run } = await startTurn({
       ...message,

@@ -23,12 +23,17 @@ import type { JournalEntry } from './journal.ts'
 import type { Turn } from './journal_messages.ts'
 import { readJournals } from './transcripts.ts'
 
-export type TurnStart = {
-  conversationId: string
+/** A person's message to a conversation (`agents.converse`) */
+export type ChatMessage = {
   /** The agent of a new conversation; an existing one keeps its own */
   agent: string
+  /** Who sends it: the conversation's owner, who answers what its turns ask */
   owner: string
   text: string
+}
+
+export type TurnStart = ChatMessage & {
+  conversationId: string
   /**
    * Columns the caller adds to the run of the conversation's agent (its
    * definition's digest); throws for an agent that is not defined

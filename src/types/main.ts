@@ -180,6 +180,9 @@ export type {
   TimelineEntry,
 } from '../http/timeline.ts'
 export type { HistoryFilters } from '../http/history_query.ts'
+export type { ChatState } from '../http/chat_controller.ts'
+export type { ChatRoutesOptions } from '../http/register_routes.ts'
+export type { ChatMessage } from '../runtime/conversations.ts'
 export type {
   AgeBucket,
   CancelBody,
