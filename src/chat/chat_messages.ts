@@ -63,7 +63,11 @@ function replyParts(journal: JournalEntry[]): UIMessage['parts'] {
         toolName: call.toolName,
         toolCallId: call.toolCallId,
         input: call.input,
-        state: !result ? 'input-available' : result.type === 'error-text' ? 'output-error' : 'output-available',
+        state: !result
+          ? 'input-available'
+          : result.type === 'error-text'
+            ? 'output-error'
+            : 'output-available',
         ...(result?.type === 'error-text' ? { errorText: result.value } : {}),
         ...(result && result.type !== 'error-text' ? { output: result.value } : {}),
       }

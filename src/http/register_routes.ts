@@ -116,16 +116,24 @@ export function registerChatRoutes(router: HttpRouterService, options: ChatRoute
     throw new Error('registerChatRoutes: name the agents a chat may start (options.agents)')
   }
   const prefix = (options.prefix ?? '/chat').replace(/\/$/, '')
-  const controller = async () => {
-    const { default: ChatController } = await import('./chat_controller.ts')
-    return new ChatController({ agents: options.agents })
-  }
+  // Loaded on the first request, as the inbox's controllers are
+  let loaded: Promise<InstanceType<typeof import('./chat_controller.ts').default>> | undefined
+  const controller = () =>
+    (loaded ??= import('./chat_controller.ts').then(
+      ({ default: ChatController }) => new ChatController({ agents: options.agents })
+    ))
   const routes = [
     router
-      .get(`${prefix}/:id`, async (ctx) => (await controller()).show(ctx))
+      .get(`${prefix}/:id`, async (ctx) => {
+        const chat = await controller()
+        return chat.show(ctx)
+      })
       .as('agent_chat.show'),
     router
-      .post(`${prefix}/:id/messages`, async (ctx) => (await controller()).send(ctx))
+      .post(`${prefix}/:id/messages`, async (ctx) => {
+        const chat = await controller()
+        return chat.send(ctx)
+      })
       .as('agent_chat.messages'),
   ]
   for (const route of routes) options.modifier?.(route)

@@ -12,11 +12,7 @@ import { randomUUID } from 'node:crypto'
 import { DateTime } from 'luxon'
 import { E_NOT_FOUND, E_TURN_LIVE } from '../errors.ts'
 import { AgentConversation } from '../persistence/models/agent_conversation.ts'
-import {
-  AgentRun,
-  FINISHED_RUN_STATUSES,
-  isFinished,
-} from '../persistence/models/agent_run.ts'
+import { AgentRun, FINISHED_RUN_STATUSES, isFinished } from '../persistence/models/agent_run.ts'
 import { transaction } from '../persistence/transaction.ts'
 import { affectedRows, preparedColumns } from '../persistence/prepared_columns.ts'
 import type { JournalEntry } from './journal.ts'
@@ -116,7 +112,11 @@ export async function startTurn(start: TurnStart) {
           .whereNotIn('status', FINISHED_RUN_STATUSES)
       )
       .update(
-        preparedColumns(read, { headRunId: run.id, turns: read.turns + 1, updatedAt: DateTime.now() })
+        preparedColumns(read, {
+          headRunId: run.id,
+          turns: read.turns + 1,
+          updatedAt: DateTime.now(),
+        })
       )
     if (affectedRows(updated) !== 1) return false
     run.useTransaction(trx)

@@ -197,4 +197,3 @@ export function turnTranscript(turn: Turn): ModelMessage[] {
     return [{ ...message, content: parts } as ModelMessage]
   })
 }
-

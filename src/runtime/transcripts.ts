@@ -58,7 +58,11 @@ export class TranscriptCache {
       if (kept?.length !== one.journalLength) {
         kept = {
           length: one.journalLength,
-          messages: turnTranscript({ runId: one.id, input: one.input, journal: journals.get(one.id) ?? [] }),
+          messages: turnTranscript({
+            runId: one.id,
+            input: one.input,
+            journal: journals.get(one.id) ?? [],
+          }),
         }
       }
       // A turn still live (a retried one) changes: only ended turns are kept

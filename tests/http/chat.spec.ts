@@ -32,7 +32,8 @@ const person = (name: string) => ({
 
 /** How many turns a conversation started */
 async function turnsOf(chatId: string) {
-  return (await AgentRun.query().where('conversation_id', chatId)).length
+  const runs = await AgentRun.query().where('conversation_id', chatId)
+  return runs.length
 }
 
 test.group(`Chat over HTTP | ${dbName()}`, (group) => {
@@ -152,7 +153,8 @@ test.group(`Chat over HTTP | ${dbName()}`, (group) => {
     assert.deepEqual(card.questionSet.questions[0].defaults, ['pg'])
     // The same card the inbox shows, digest included
     const inbox = await fetch(`${baseUrl}/inbox/rows/${card.id}`, { headers: person('ada') })
-    assert.deepEqual(card, ((await inbox.json()) as any).row)
+    const shown = (await inbox.json()) as any
+    assert.deepEqual(card, shown.row)
 
     // While the turn waits on its row, a message starts nothing
     const early = await send(chatId, 'ada', { text: 'Hello?' })
@@ -176,7 +178,8 @@ test.group(`Chat over HTTP | ${dbName()}`, (group) => {
       state: 'output-available',
     })
     assert.include(reply1.at(-1).text, 'Which database?\n   Answer: PostgreSQL')
-    assert.equal((await send(chatId, 'ada', { text: 'Thanks' })).status, 201)
+    const thanks = await send(chatId, 'ada', { text: 'Thanks' })
+    assert.equal(thanks.status, 201)
   })
 
   test('messages at once: one turn starts, the others get 409', async ({ assert }) => {
@@ -223,8 +226,10 @@ test.group(`Chat over HTTP | ${dbName()}`, (group) => {
       headers: { accept: 'application/json' },
     })
     assert.equal(guest.status, 403)
-    assert.equal((await read(randomUUID(), 'ada')).status, 404)
-    assert.equal((await read('not a chat id', 'ada')).status, 404)
+    const unknown = await read(randomUUID(), 'ada')
+    assert.equal(unknown.status, 404)
+    const malformed = await read('not a chat id', 'ada')
+    assert.equal(malformed.status, 404)
   })
 
   test('bad messages are 422 with field errors and start nothing', async ({ assert }) => {
@@ -269,20 +274,20 @@ test.group(`Chat over HTTP | ${dbName()}`, (group) => {
     assert.equal(smuggled.status, 422)
     assert.equal(smuggled.body.errors[0].field, 'approved')
     // A row the chat did not open, an old view digest, another person
-    assert.equal(
-      (await reply(randomUUID(), 'ada', { approved: true, digest: card.digest })).status,
-      404
-    )
+    const unopened = await reply(randomUUID(), 'ada', { approved: true, digest: card.digest })
+    assert.equal(unopened.status, 404)
     const stale = await reply(card.id, 'ada', { approved: true, digest: 'f'.repeat(64) })
     assert.equal(stale.status, 409)
     assert.equal(stale.body.errors[0].code, 'E_STALE_VIEW')
     const mallory = await reply(card.id, 'mallory', { approved: true, digest: card.digest })
     assert.equal(mallory.status, 403)
-    assert.equal((await ToolCall.findOrFail(card.id)).status, 'pending')
+    const row = await ToolCall.findOrFail(card.id)
+    assert.equal(row.status, 'pending')
     assert.deepEqual(tools.executions, [])
 
     // Approved once; the same reply replayed is a conflict, and the action ran once
-    assert.equal((await reply(card.id, 'ada', { approved: true, digest: card.digest })).status, 200)
+    const approved = await reply(card.id, 'ada', { approved: true, digest: card.digest })
+    assert.equal(approved.status, 200)
     const replayed = await reply(card.id, 'ada', { approved: true, digest: card.digest })
     assert.equal(replayed.status, 409)
     assert.equal(replayed.body.errors[0].code, 'E_ALREADY_SETTLED')
