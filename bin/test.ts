@@ -22,6 +22,7 @@ import {
   shareOf,
   SUITES,
   type DbName,
+  type Half,
   type Placement,
   type Tool,
 } from '../tests/plan/plan.ts'
@@ -56,7 +57,9 @@ async function runShare(db: DbName) {
     process.env.TEST_MISSING !== undefined
       ? (process.env.TEST_MISSING.split(',').filter(Boolean) as Tool[])
       : await missingTools()
-  const share = shareOf(db, databases, missing, process.env)
+  // Run by the plan, one half of the share (tests/plan/run_plan.ts)
+  const half = process.env.TEST_HALF as Half | undefined
+  const share = shareOf(db, databases, missing, process.env, half)
   if (share.skipped.length > 0 && inCI()) {
     const tools = [...new Set(share.skipped.map((part) => part.tool))]
     throw new Error(`CI: ${tools.join(' and ')} missing, and CI skips nothing`)

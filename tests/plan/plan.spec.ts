@@ -3,14 +3,23 @@
  * repository is placed by exactly one part, so no test falls out of CI; a
  * run over the three databases runs each once-only part once and every
  * other part on each; a missing database or tool moves or skips only what
- * it should; the storms are full on one database; and CONTRIBUTING.md
- * shows the plan as it is.
+ * it should; a share's two halves hold it all, once; the storms are full
+ * on one database; and CONTRIBUTING.md shows the plan as it is.
  */
 
 import { glob, readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { test } from '@japa/runner'
-import { DATABASES, filesNeeding, places, planTable, shareOf, STORMS, SUITES } from './plan.ts'
+import {
+  DATABASES,
+  filesNeeding,
+  places,
+  planTable,
+  shareOf,
+  STORMS,
+  SUITES,
+  unitsOf,
+} from './plan.ts'
 
 const ROOT = new URL('../../', import.meta.url)
 
@@ -51,6 +60,41 @@ test.group('Test plan', () => {
     // Run alone (DB=pg npm test), a database runs every part
     const alone = labels(shareOf('pg', ['pg']))
     assert.lengthOf(alone, SUITES.flatMap((suite) => suite.parts).length)
+  })
+
+  test("a share's two halves hold all of it once; the once-only halves start first", ({
+    assert,
+  }) => {
+    for (const db of DATABASES) {
+      const every = labels(shareOf(db, DATABASES, [], {}, 'every'))
+      const once = labels(shareOf(db, DATABASES, [], {}, 'once'))
+      assert.sameMembers([...every, ...once], labels(shareOf(db, DATABASES)), db)
+      assert.deepEqual(
+        every.filter((label) => once.includes(label)),
+        [],
+        db
+      )
+    }
+    const name = ({ db, half }: { db: string; half: string }) => `${db} ${half}`
+    // The browser pages' half first; MySQL is home to no once-only part
+    assert.deepEqual(unitsOf(DATABASES).map(name), [
+      'pg once',
+      'sqlite once',
+      'sqlite every',
+      'pg every',
+      'mysql every',
+    ])
+    // Without Chromium the browser pages are skipped: SQLite's once-only half leads
+    assert.deepEqual(unitsOf(DATABASES, ['chromium']).slice(0, 2).map(name), [
+      'sqlite once',
+      'pg once',
+    ])
+    // Without PostgreSQL its once-only parts move to SQLite's half
+    assert.deepEqual(unitsOf(['sqlite', 'mysql']).map(name), [
+      'sqlite once',
+      'sqlite every',
+      'mysql every',
+    ])
   })
 
   test('a missing tool skips the parts that need it, and only those', ({ assert }) => {

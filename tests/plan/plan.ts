@@ -315,6 +315,18 @@ export function homeOf(placement: Placement, databases: readonly DbName[]): DbNa
   return databases.includes(placement.on) ? placement.on : databases[0]
 }
 
+/**
+ * A half of a database's share: its parts that run on every database, or
+ * the once-only parts whose home it is. The plan runs each half as a
+ * process of its own (a unit), so the long once-only suites (the browser
+ * pages, the install flow) run beside the database suites instead of after
+ * them.
+ */
+export type Half = 'every' | 'once'
+
+/** One process of a run of the plan: a database's half */
+export type Unit = { db: DbName; half: Half }
+
 export type Share = {
   suites: { name: string; parts: Placement[]; timeout?: number }[]
   /** The parts left out for a missing tool */
@@ -324,13 +336,14 @@ export type Share = {
 
 /**
  * What the run on `db` runs, as one of a run over `databases`, with the
- * tools `missing` left out.
+ * tools `missing` left out: all of it, or one half.
  */
 export function shareOf(
   db: DbName,
   databases: readonly DbName[],
   missing: readonly Tool[] = [],
-  env: Record<string, string | undefined> = {}
+  env: Record<string, string | undefined> = {},
+  half?: Half
 ): Share {
   const share: Share = { suites: [], skipped: [], env: {} }
   for (const suite of SUITES) {
@@ -338,6 +351,7 @@ export function shareOf(
     for (const part of suite.parts) {
       const home = homeOf(part, databases)
       if (home !== 'every' && home !== db) continue
+      if (half !== undefined && half !== (home === 'every' ? 'every' : 'once')) continue
       const lacking = part.needs?.find((tool) => missing.includes(tool))
       if (lacking) share.skipped.push({ files: part.files, tool: lacking })
       else parts.push(part)
@@ -350,6 +364,36 @@ export function shareOf(
     share.env[storm.env] = String(storm.fullOn === db ? storm.full : storm.short)
   }
   return share
+}
+
+/**
+ * The processes of a run over `databases`, in the order they start: each
+ * database's once-only half (the longest: the browser pages on
+ * PostgreSQL, the install flow on SQLite) first, then each database's
+ * every-database half. A half with nothing to run (its parts all skipped
+ * for a missing tool, or none placed there) is left out.
+ *
+ * @example
+ * unitsOf(['sqlite', 'pg', 'mysql'])
+ * // pg once, sqlite once, then sqlite, pg and mysql every
+ */
+export function unitsOf(databases: readonly DbName[], missing: readonly Tool[] = []): Unit[] {
+  const halves = (half: Half) =>
+    databases
+      .map((db) => ({ db, half }))
+      .filter(({ db }) => shareOf(db, databases, missing, {}, half).suites.length > 0)
+  // The browser pages outlast the install flow: the half that holds them starts first
+  const browser = (db: DbName) => Number(holdsBrowser(db, databases, missing))
+  const once = halves('once').sort((a, b) => browser(b.db) - browser(a.db))
+  return [...once, ...halves('every')]
+}
+
+/** Whether `db`'s once-only half holds the browser suite (not skipped for a missing tool) */
+function holdsBrowser(db: DbName, databases: readonly DbName[], missing: readonly Tool[]) {
+  const browser = SUITES.find((suite) => suite.name === 'browser')!
+  return browser.parts.some(
+    (part) => homeOf(part, databases) === db && !part.needs?.some((tool) => missing.includes(tool))
+  )
 }
 
 /**

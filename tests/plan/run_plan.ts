@@ -1,10 +1,11 @@
 /*
  * `npm test` without `DB`: the whole plan (./plan.ts). It probes the
- * machine, then runs each database's share as its own process
- * (`DB=<db> bin/test.ts`), as many at a time as the machine has cores
- * (`TEST_JOBS` sets it; 1 prints each run live), and ends with
- * the tests per database, what was skipped and why, and the slowest
- * tests. A tool or database server that is missing is skipped with one
+ * machine, then runs each database's share in two processes, its
+ * every-database half and its once-only half (`DB=<db> bin/test.ts`, with
+ * `TEST_HALF`; ./plan.ts `unitsOf`), three at a time (`TEST_JOBS` sets it;
+ * 1 prints each run live), the once-only half of a server's share on a
+ * database of its own (`<name>_once`), and ends with the tests per
+ * database, what was skipped and why, and the slowest tests. A tool or database server that is missing is skipped with one
  * line saying how to install it, unless CI is set: then it fails the run.
  * The pure suites' run collects coverage for `c8` (the pure model must
  * keep 90% of its lines covered).
@@ -17,9 +18,18 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
 import { resolve as resolvePath } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { DATABASES, filesNeeding, homeOf, SUITES, type DbName, type Tool } from './plan.ts'
+import {
+  DATABASES,
+  filesNeeding,
+  homeOf,
+  SUITES,
+  unitsOf,
+  type DbName,
+  type Tool,
+  type Unit,
+} from './plan.ts'
 import { countsByDatabase, parseTimings, seconds, slowest } from './summary.ts'
-import { chromiumPath, databaseUp, INSTALL, missingTools } from './tools.ts'
+import { chromiumPath, databaseUp, ensureDatabase, INSTALL, missingTools } from './tools.ts'
 import { ensureFixtureBuilt } from '../../fixtures/app/bin/launch.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -33,13 +43,31 @@ export function inCI(env: NodeJS.ProcessEnv = process.env) {
   return value !== '' && value !== 'false' && value !== '0'
 }
 
-type Outcome = { db: DbName; code: number; ms: number; log?: string }
+type Outcome = Unit & { code: number; ms: number; log?: string }
+
+/** A unit's name in logs and file names: `pg`, `pg-once` */
+function unitName({ db, half }: Unit) {
+  return half === 'once' ? `${db}-once` : db
+}
+
+/**
+ * The environment that moves a once-only half onto a database of its own
+ * on its server (created when missing), so it never meets the other half's
+ * tables; SQLite's file is each process's own already.
+ */
+async function ownDatabase(unit: Unit): Promise<NodeJS.ProcessEnv> {
+  if (unit.half !== 'once' || unit.db === 'sqlite') return {}
+  const variable = unit.db === 'pg' ? 'PG_DATABASE' : 'MYSQL_DATABASE'
+  const name = `${process.env[variable] ?? 'test'}_once`
+  await ensureDatabase(unit.db, name)
+  return { [variable]: name }
+}
 
 /**
  * Runs one database's share; with `log`, its output goes there and is
  * printed when it ends (runs side by side would interleave their lines).
  */
-function runShare(db: DbName, args: string[], env: NodeJS.ProcessEnv, log?: string) {
+function runShare(unit: Unit, args: string[], env: NodeJS.ProcessEnv, log?: string) {
   const began = performance.now()
   const child = spawn(process.execPath, [...process.execArgv, 'bin/test.ts', ...args], {
     cwd: ROOT,
@@ -58,7 +86,7 @@ function runShare(db: DbName, args: string[], env: NodeJS.ProcessEnv, log?: stri
         out.end()
         await finished(out)
       }
-      resolve({ db, code: code ?? (signal ? 1 : 0), ms: performance.now() - began, log })
+      resolve({ ...unit, code: code ?? (signal ? 1 : 0), ms: performance.now() - began, log })
     })
   })
 }
@@ -110,8 +138,9 @@ export async function runPlan(args: string[]): Promise<number> {
     return 1
   }
 
-  const timings = (db: DbName) => fileURLToPath(new URL(`timings-${db}.jsonl`, TMP))
-  await Promise.all(databases.map((db) => rm(timings(db), { force: true })))
+  const units = unitsOf(databases, missing)
+  const timings = (unit: Unit) => fileURLToPath(new URL(`timings-${unitName(unit)}.jsonl`, TMP))
+  await Promise.all(units.map((unit) => rm(timings(unit), { force: true })))
   // The pure suites' run collects coverage; c8 reads it from its temp directory
   const coverageOn = homeOf(SUITES.find((suite) => suite.name === 'questions')!.parts[0], databases)
   // A filtered run (`npm test -- --files …`) checks no coverage
@@ -123,8 +152,9 @@ export async function runPlan(args: string[]): Promise<number> {
   }
 
   /*
-   * Side by side, one a core: a database's share spends much of its time
-   * waiting on processes and I/O. One at a time when REDIS_DB names the
+   * Side by side, three at a time (more than the cores: a half spends much
+   * of its time waiting on the processes, servers and browsers it starts,
+   * and on its storms' pauses). One at a time when REDIS_DB names the
    * Redis database: runs side by side would share it and take (or flush)
    * each other's jobs.
    */
@@ -132,37 +162,43 @@ export async function runPlan(args: string[]): Promise<number> {
     ? 1
     : Math.max(
         1,
-        Math.min(databases.length, Number(process.env.TEST_JOBS) || availableParallelism())
+        Math.min(units.length, Number(process.env.TEST_JOBS) || Math.max(3, availableParallelism()))
       )
 
   // Built once here: the runs side by side would each rebuild a stale one at the same time
   if (databases.length > 1) await ensureFixtureBuilt()
   console.log(
-    `Test plan: ${databases.join(', ')}${jobs > 1 ? `, ${jobs} at a time` : ''} (tests/plan/plan.ts)`
+    `Test plan: ${units.map(unitName).join(', ')}${jobs > 1 ? `, ${jobs} at a time` : ''} (tests/plan/plan.ts)`
   )
-  const queue = [...databases]
+  const queue = [...units]
   const outcomes: Outcome[] = []
-  const portBase = 21_000 + (process.pid % 1000) * 3
+  const portBase = 21_000 + (process.pid % 1000) * 6
   await Promise.all(
     Array.from({ length: jobs }, async () => {
-      for (let db = queue.shift(); db; db = queue.shift()) {
+      for (let unit = queue.shift(); unit; unit = queue.shift()) {
+        const name = unitName(unit)
         const env: NodeJS.ProcessEnv = {
           ...process.env,
-          DB: db,
+          ...(await ownDatabase(unit)),
+          DB: unit.db,
+          TEST_HALF: unit.half,
           TEST_DATABASES: databases.join(','),
           TEST_MISSING: missing.join(','),
           TEST_PLANNED: '1',
-          TEST_TIMINGS: timings(db),
-          TEST_HTTP_PORT: String(portBase + DATABASES.indexOf(db)),
-          ...(db === coverageOn && !filtered ? { NODE_V8_COVERAGE: coverageDir } : {}),
+          TEST_TIMINGS: timings(unit),
+          TEST_HTTP_PORT: String(portBase + units.indexOf(unit)),
+          // The pure suites' half collects coverage
+          ...(unit.db === coverageOn && unit.half === 'once' && !filtered
+            ? { NODE_V8_COVERAGE: coverageDir }
+            : {}),
         }
-        const log = jobs > 1 ? fileURLToPath(new URL(`test-${db}.log`, TMP)) : undefined
+        const log = jobs > 1 ? fileURLToPath(new URL(`test-${name}.log`, TMP)) : undefined
         console.log(
-          log ? `${db}: started; its output follows when it ends (${log})` : `\n== ${db} ==`
+          log ? `${name}: started; its output follows when it ends (${log})` : `\n== ${name} ==`
         )
-        const outcome = await runShare(db, args, env, log)
+        const outcome = await runShare(unit, args, env, log)
         if (log) {
-          console.log(`\n== ${db} (${seconds(outcome.ms)}) ==`)
+          console.log(`\n== ${name} (${seconds(outcome.ms)}) ==`)
           process.stdout.write(await readFile(log, 'utf8'))
         }
         outcomes.push(outcome)
@@ -173,16 +209,18 @@ export async function runPlan(args: string[]): Promise<number> {
   let code = outcomes.some((outcome) => outcome.code !== 0) ? 1 : 0
   if (code === 0 && !filtered) code = await coverage()
 
-  const perDb = await Promise.all(
-    databases.map((db) => readFile(timings(db), 'utf8').then(parseTimings, () => []))
+  const perUnit = await Promise.all(
+    units.map((unit) => readFile(timings(unit), 'utf8').then(parseTimings, () => []))
   )
-  const lines = perDb.flat()
+  const lines = perUnit.flat()
   const report = ['== Tests per database ==']
   for (const count of countsByDatabase(lines, databases)) {
-    const outcome = outcomes.find((one) => one.db === count.db)!
+    const halves = outcomes
+      .filter((one) => one.db === count.db)
+      .map((one) => `${one.half} ${seconds(one.ms)} wall, exit ${one.code}`)
     report.push(
-      `${count.db.padEnd(6)} ${String(count.tests).padStart(4)} tests, ${count.failed} failed, ` +
-        `${seconds(outcome.ms)} wall, exit ${outcome.code}`
+      `${count.db.padEnd(6)} ${String(count.tests).padStart(4)} tests, ${count.failed} failed; ` +
+        halves.join('; ')
     )
   }
   report.push('', '== The ten slowest tests ==', ...slowest(lines, 'test'))

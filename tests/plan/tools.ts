@@ -69,3 +69,55 @@ export function databaseUp(db: DbName, env: NodeJS.ProcessEnv = process.env): Pr
       return listening(env.MYSQL_HOST ?? '127.0.0.1', Number(env.MYSQL_PORT ?? 3306))
   }
 }
+
+/**
+ * Creates the database `name` on `db`'s server if it is not there (the
+ * once-only half of a database's share runs on a database of its own, so
+ * it can run beside the other half); SQLite needs none. Connects with the
+ * same settings as the tests (PG_*, MYSQL_*).
+ */
+export async function ensureDatabase(
+  db: DbName,
+  name: string,
+  env: NodeJS.ProcessEnv = process.env
+): Promise<void> {
+  if (db === 'sqlite') return
+  if (!/^\w+$/.test(name))
+    throw new Error(`A test database's name is letters, digits and _: ${name}`)
+  const { default: knex } = await import('knex')
+  const server =
+    db === 'pg'
+      ? knex({
+          client: 'pg',
+          connection: {
+            host: env.PG_HOST ?? '127.0.0.1',
+            port: Number(env.PG_PORT ?? 5432),
+            user: env.PG_USER ?? 'postgres',
+            password: env.PG_PASSWORD ?? '',
+            database: env.PG_DATABASE ?? 'test',
+          },
+        })
+      : knex({
+          client: 'mysql2',
+          connection: {
+            host: env.MYSQL_HOST ?? '127.0.0.1',
+            port: Number(env.MYSQL_PORT ?? 3306),
+            user: env.MYSQL_USER ?? 'root',
+            password: env.MYSQL_PASSWORD ?? '',
+          },
+        })
+  try {
+    if (db === 'mysql') {
+      await server.raw(`create database if not exists \`${name}\``)
+      return
+    }
+    const found = await server.raw('select 1 from pg_database where datname = ?', [name])
+    if (found.rowCount > 0) return
+    // Two runs at once: the other one created it (42P04, duplicate_database)
+    await server.raw(`create database "${name}"`).catch((error: { code?: string }) => {
+      if (error.code !== '42P04') throw error
+    })
+  } finally {
+    await server.destroy()
+  }
+}
