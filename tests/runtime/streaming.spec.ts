@@ -8,6 +8,7 @@
  * action run once.
  */
 
+import { randomUUID } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import { test } from '@japa/runner'
 import { dbName } from '../helpers/database.ts'
@@ -185,5 +186,59 @@ test.group(`Runtime streaming steps | ${dbName()}`, (group) => {
       'step:3:response',
     ])
     assert.include((run.result as { text: string }).text, 'painted blue')
+  }).timeout(60_000)
+
+  test('a chat turn killed mid-stream completes on another worker, sent the earlier turn; nothing runs twice', async ({
+    assert,
+  }) => {
+    const files = {
+      modelLog: fileURLToPath(new URL('chat-model.log', FILES)),
+      actionLog: fileURLToPath(new URL('chat-action.log', FILES)),
+    }
+    const env = { MODEL_LOG: files.modelLog, ACTION_LOG: files.actionLog, STREAM: '1' }
+    const kinds = () => lines(files.modelLog).map((line) => line.split(' ')[1])
+    const painter = crashAgent({ ...files, stream: {} })
+    const chatId = randomUUID()
+
+    // The first turn, here to its end: asked, answered, painted once, answered in text
+    const agents = createAgents({ agents: [painter] })
+    const first = await agents.converse(chatId, {
+      agent: AGENT_NAME,
+      owner: 'user:1',
+      text: 'chat',
+    })
+    await agents.idle()
+    for (const reply of [ANSWER, { approved: true }]) {
+      const pending = (await rowsOf(first.id)).find((row) => row.status === 'pending')!
+      await agents.inbox.settle(pending.id, reply, { by: 'user:1', via: 'api' })
+      await agents.idle()
+    }
+    await first.refresh()
+    assert.equal(first.status, 'completed')
+    assert.deepEqual(kinds(), ['ask', 'paint', 'final'])
+
+    // The second turn, queued here and killed in a worker while its one step streams
+    const idle = createAgents({
+      agents: [painter],
+      executor: (): RunExecutor => ({ resume() {}, idle: async () => {} }),
+    })
+    const second = await idle.converse(chatId, { agent: AGENT_NAME, owner: 'user:1', text: 'more' })
+    let exit = await runWorker('drive', [second.id], { ...env, CRASH_AT: 'mid-stream' })
+    assert.equal(exit.signal, 'SIGKILL')
+    const keys = async () => {
+      const entries = await JournalRow.query().where('run_id', second.id).orderBy('sequence', 'asc')
+      return entries.map((entry) => entry.key)
+    }
+    assert.deepEqual(await keys(), [])
+
+    // Another worker: sent the first turn (its answer and its paint result), the model answers at once
+    exit = await runWorker('recover', [second.id], env)
+    assert.deepEqual(exit.output?.statuses, ['completed'])
+    await second.refresh()
+    assert.equal(second.status, 'completed')
+    assert.deepEqual(kinds(), ['ask', 'paint', 'final', 'final', 'final'])
+    assert.deepEqual(await keys(), ['input', 'step:1:response'])
+    assert.include((second.result as { text: string }).text, 'painted blue')
+    assert.lengthOf(lines(files.actionLog), 1, 'the action ran once, in the first turn')
   }).timeout(60_000)
 })
