@@ -23,7 +23,11 @@ export function textsOf(prompt: LanguageModelV4CallOptions['prompt'], role: 'use
     .filter((text) => text !== '')
 }
 
-export function chatAgent(deploy: ToolDefinition) {
+/**
+ * The chat agent; `hold`, when given, is awaited before each streamed step's
+ * first chunk (a test subscribes first).
+ */
+export function chatAgent(deploy: ToolDefinition, hold?: () => Promise<void>) {
   return defineAgent({
     name: 'chatter',
     instructions: 'Chat with the person.',
@@ -42,7 +46,7 @@ export function chatAgent(deploy: ToolDefinition) {
         const earlier = before.length > 0 ? `. I said before: ${before.join(' | ')}` : ''
         return [say(`Turn ${users.length}. You said: ${users.join(' | ')}${earlier}`)]
       },
-      { stream: { chunkSize: 4 } }
+      { stream: { chunkSize: 4, onChunk: (index) => (index === 0 ? hold?.() : undefined) } }
     ),
   })
 }

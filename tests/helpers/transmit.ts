@@ -37,6 +37,7 @@ export async function openTransmitStream(
 
   const messages: TransmitMessage[] = []
   const waiters = new Set<() => void>()
+  const listeners = new Set<(message: TransmitMessage) => void>()
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
   let opened!: () => void
   const open = new Promise<void>((resolve) => (opened = resolve))
@@ -59,7 +60,11 @@ export async function openTransmitStream(
             .filter((line) => line.startsWith('data:'))
             .map((line) => line.slice(5).trim())
             .join('\n')
-          if (data) messages.push(JSON.parse(data))
+          if (data) {
+            const message = JSON.parse(data)
+            messages.push(message)
+            for (const listener of listeners) listener(message)
+          }
           for (const wake of waiters) wake()
         }
       }
@@ -111,6 +116,12 @@ export async function openTransmitStream(
         }, timeout)
         if (!check()) waiters.add(check)
       })
+    },
+
+    /** Calls `listener` with every message from now on; returns what stops it */
+    listen(listener: (message: TransmitMessage) => void) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
     },
 
     close() {

@@ -18,7 +18,10 @@ import { createHttpApp } from '../helpers/http.ts'
 import { chatAgent } from '../helpers/chat.ts'
 import { deployTools } from '../helpers/runtime.ts'
 import { defineConfig } from '../../src/define_config.ts'
+import type { UIMessage, UIMessageChunk } from 'ai'
 import { registerChatRoutes } from '../../src/http/register_routes.ts'
+import { AgentChatTransport } from '../../src/chat/client.ts'
+import { openTransmitStream } from '../helpers/transmit.ts'
 import { AgentRun } from '../../src/persistence/models/agent_run.ts'
 import { AgentConversation } from '../../src/persistence/models/agent_conversation.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
@@ -41,16 +44,21 @@ test.group(`Chat over HTTP | ${dbName()}`, (group) => {
   let agents: Agents
   let baseUrl: string
   const tools = deployTools()
+  // What each streamed step waits for before its first chunk (a transport test subscribes first)
+  let hold: Promise<void> = Promise.resolve()
+  const streams: { close(): void }[] = []
 
   group.setup(async () => {
     const httpApp = await createHttpApp({
       providers: [() => import('@adonisjs/transmit/transmit_provider')],
       config: { transmit: defineTransmitConfig({ pingInterval: false, transport: null }) },
       agents: defineConfig({
-        agents: [chatAgent(tools.deploy)],
+        agents: [chatAgent(tools.deploy, () => hold)],
         inbox: { identify: (ctx) => ctx.request.header('x-person') ?? null },
       }),
       preload: async (booted) => {
+        const transmit = await booted.container.make('transmit')
+        transmit.registerRoutes()
         registerChatRoutes(await booted.container.make('router'), { agents: ['chatter'] })
       },
     })
@@ -61,7 +69,9 @@ test.group(`Chat over HTTP | ${dbName()}`, (group) => {
   })
 
   group.each.teardown(async () => {
+    hold = Promise.resolve()
     await agents.idle()
+    for (const stream of streams.splice(0)) stream.close()
   })
 
   async function send(chatId: string, who: string, body: Record<string, unknown>) {
@@ -295,5 +305,77 @@ test.group(`Chat over HTTP | ${dbName()}`, (group) => {
     assert.deepEqual(tools.executions, [{ branch: 'main', force: false }])
     const run = await AgentRun.findOrFail(started.body.runId)
     assert.equal(run.status, 'completed')
+  })
+
+  test('the transport streams a turn from Transmit; a question ends it, and a reconnect after the settle streams the rest', async ({
+    assert,
+  }) => {
+    const chatId = randomUUID()
+    const live = await openTransmitStream(baseUrl, person('ada'))
+    streams.push(live)
+    // Each turn waits to stream until the transport's two channels are subscribed
+    let subscribed = 0
+    let release = () => {}
+    const subscribe = (channel: string, onMessage: (message: unknown) => void) => {
+      const off = live.listen((message) => {
+        if (message.channel === channel) onMessage(message.payload)
+      })
+      void live.subscribe(channel, person('ada')).then((status) => {
+        assert.equal(status, 204)
+        onMessage(null)
+        if (++subscribed % 2 === 0) release()
+      })
+      return () => void off()
+    }
+    const transport = new AgentChatTransport({
+      chatUrl: `${baseUrl}/chat/${chatId}`,
+      person: 'ada',
+      agent: 'chatter',
+      subscribe,
+      pollInterval: 60_000,
+      fetch: (url, init) =>
+        fetch(url, { ...init, headers: { ...(init?.headers as object), 'x-person': 'ada' } }),
+    })
+    const said = (text: string): UIMessage[] => [
+      { id: randomUUID(), role: 'user', parts: [{ type: 'text', text }] },
+    ]
+    const gate = () => (hold = new Promise<void>((resolve) => (release = resolve)))
+    const textOf = (chunks: UIMessageChunk[]) =>
+      chunks.flatMap((chunk) => (chunk.type === 'text-delta' ? [chunk.delta] : [])).join('')
+
+    gate()
+    const first = await Array.fromAsync(
+      await transport.sendMessages({ messages: said('Hello there'), abortSignal: undefined })
+    )
+    const kinds = [...new Set(first.map((chunk) => chunk.type))]
+    assert.deepEqual(kinds, ['start', 'text-start', 'text-delta', 'text-end', 'finish'])
+    // The first piece at once, the rest batched: in pieces, before the step commits
+    assert.isAtLeast(first.filter((chunk) => chunk.type === 'text-delta').length, 2)
+    assert.equal(textOf(first), 'Turn 1. You said: Hello there')
+    await agents.idle()
+    // Finished: nothing to reconnect to
+    assert.isNull(await transport.reconnectToStream({}))
+
+    // A question: the stream ends while the turn waits on its row
+    gate()
+    const asked = await Array.fromAsync(
+      await transport.sendMessages({ messages: said('ask me'), abortSignal: undefined })
+    )
+    assert.equal(textOf(asked), 'One question first.')
+    assert.equal(asked.at(-1)?.type, 'finish')
+    await agents.idle()
+    assert.isNull(await transport.reconnectToStream({}))
+
+    // Answered in the inbox: the page reconnects, and the rest of the turn streams
+    const { body: chat } = await read(chatId, 'ada')
+    const row = chat.rows.find((card: any) => card.status === 'pending')
+    gate()
+    const answered = await reply(row.id, 'ada', { answers: { db: ['mysql'] }, digest: row.digest })
+    assert.equal(answered.status, 200)
+    const resumed = await transport.reconnectToStream({})
+    assert.isNotNull(resumed)
+    const rest = await Array.fromAsync(resumed!)
+    assert.include(textOf(rest), 'Noted: The person answered your questions.')
+    assert.equal(rest.at(-1)?.type, 'finish')
   })
 })

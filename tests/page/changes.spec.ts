@@ -18,6 +18,7 @@ const deploy: RowCard = {
   kind: 'action',
   status: 'pending',
   toolName: 'deploy',
+  toolCallId: null,
   createdAt: null,
   expiresAt: null,
   onExpiry: 'reject',

@@ -475,6 +475,7 @@ test.group('Page form | urls and groups', () => {
     kind: 'action',
     status: 'pending',
     toolName: 'deploy',
+    toolCallId: null,
     createdAt,
     expiresAt: null,
     onExpiry: 'defaults' as RowCard['onExpiry'],

@@ -19,6 +19,7 @@ const refund: RowCard = {
   kind: 'action',
   status: 'pending',
   toolName: 'refund',
+  toolCallId: null,
   createdAt: null,
   expiresAt: null,
   onExpiry: 'defaults',

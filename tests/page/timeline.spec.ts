@@ -22,6 +22,7 @@ const questions: RowCard = {
   kind: 'ask',
   status: 'expired',
   toolName: 'ask',
+  toolCallId: null,
   createdAt: null,
   expiresAt: null,
   onExpiry: 'defaults',

@@ -209,7 +209,8 @@ test.group(`Runtime streaming steps | ${dbName()}`, (group) => {
     })
     await agents.idle()
     for (const reply of [ANSWER, { approved: true }]) {
-      const pending = (await rowsOf(first.id)).find((row) => row.status === 'pending')!
+      const rows = await rowsOf(first.id)
+      const pending = rows.find((row) => row.status === 'pending')!
       await agents.inbox.settle(pending.id, reply, { by: 'user:1', via: 'api' })
       await agents.idle()
     }
