@@ -319,11 +319,7 @@ export const E_RUN_NOT_ACTIONABLE = class extends HttpFacingException {
   }
 }
 
-/**
- * A chat message sent while the conversation's last turn is still live
- * (running, queued, or waiting on a row): one turn at a time, so it started
- * nothing (docs/design.md §12). `headRunId` is the live turn's run.
- */
+/** A chat message while the last turn is live (running, queued, waiting on a row): nothing started */
 export const E_TURN_LIVE = class extends HttpFacingException {
   static status = 409
   static code = 'E_TURN_LIVE'
@@ -338,7 +334,7 @@ export const E_TURN_LIVE = class extends HttpFacingException {
   }
 
   messageData() {
-    return { headRunId: this.headRunId }
+    return this.meta()
   }
 
   meta() {
