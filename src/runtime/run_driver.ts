@@ -13,7 +13,7 @@
  *
  * This file is the loop and the step (its model call: model_call.ts). The lease is in lease.ts, the
  * memory and checkpoints in run_memory.ts, status changes in run_state.ts, and each kind of tool
- * call in calls/.
+ * call in calls/. A chat's turn is first sent the turns before it (transcripts.ts, design §12).
  */
 
 import { loadMcpTools } from './mcp_tools.ts'
@@ -85,7 +85,6 @@ export class RunDriver {
   #shared: Pick<RunDriverOptions, 'onCheckpoint' | 'signer' | 'approvals'>
   /** Runs this process is driving now */
   #active = new Set<string>()
-  /** A chat's turns are sent the turns before them (docs/design.md §12) */
   #transcripts = new TranscriptCache()
   /** Executions claimed whose outcome a lost connection kept from the database */
   #claims: OpenClaims = new Map()
