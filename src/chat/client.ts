@@ -2,8 +2,10 @@
  * The chat's transport for the AI SDK UI (`useChat` of `@ai-sdk/react` or
  * `@ai-sdk/vue`, through the SDK's `ChatTransport`), in the browser. A sent
  * message starts the conversation's next turn on the server (POST
- * `<chatUrl>/messages`); the turn's run streams on its Transmit channel, and
- * this turns what the channel says into UI message chunks. It holds no
+ * `<chatUrl>/messages`); the turn streams on the chat's Transmit channel
+ * (the person's own, `chatChannel`), subscribed before the message is sent
+ * so no piece goes by unseen, and this turns what the channel says into UI
+ * message chunks. It holds no
  * approval: a row the turn opens is settled through the inbox's reply route
  * by the page, like any row, and the turn's stream ends while it waits (the
  * page resumes it once the row is settled, wherever).
@@ -14,7 +16,7 @@
  */
 
 import type { ChatTransport, UIMessage, UIMessageChunk } from 'ai'
-import { runChannel, transmitChannel } from '../questions/client.ts'
+import { chatChannel } from '../questions/client.ts'
 
 /** A run's status as its messages say it */
 type Status = 'queued' | 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled'
@@ -121,12 +123,19 @@ export class TurnChunks {
 }
 
 export type AgentChatTransportOptions = {
-  /** The chat's page URL (`/chat/<id>`), as the page's `chatUrl` prop gives it */
+  /** The chat's id and page URL (`/chat/<id>`), as the page's `chatId` and `chatUrl` props give them */
+  chatId: string
   chatUrl: string
-  /** The signed-in person: their channel tells the turn's status */
+  /** The signed-in person: the chat's channel is theirs */
   person: string
-  /** Subscribes to a Transmit channel; returns what stops it (the pages' live client's) */
+  /**
+   * Subscribes to a Transmit channel; returns what stops it (the pages' live
+   * client's). `onMessage(null)` says the subscription is live (and again
+   * after a lost stream is back).
+   */
   subscribe: (channel: string, onMessage: (message: unknown) => void) => () => void
+  /** How long (ms) a message waits for the chat's subscription before it is sent anyway; default 2000 */
+  subscribeWait?: number
   /** The agent of a new conversation; an existing one keeps its own */
   agent?: string
   /** How often (ms) a turn's stream reads the head while it is open, besides Transmit; default 3000 */
@@ -159,15 +168,61 @@ export class ChatRequestError extends Error {
  */
 export class AgentChatTransport implements ChatTransport<UIMessage> {
   #options: AgentChatTransportOptions
+  /** The chat channel's subscription, opened on first use; resolves once live */
+  #channel: { live: Promise<void>; stop: () => void } | null = null
+  /** Who reads the chat channel's messages now: the turn followed */
+  #listeners = new Set<(message: unknown) => void>()
+  /** Messages of turns not followed now (a turn streams before its POST answers), newest last */
+  #early: { runId: string; message: unknown }[] = []
+  /** The turns followed now */
+  #following = new Set<string>()
 
   constructor(options: AgentChatTransportOptions) {
     this.#options = options
+  }
+
+  /** Opens the chat channel's subscription once; resolves when live, or after `subscribeWait` */
+  #subscribed(): Promise<void> {
+    if (!this.#channel) {
+      let live = () => {}
+      const ready = new Promise<void>((resolve) => (live = resolve))
+      const channel = chatChannel(this.#options.person, this.#options.chatId)
+      const stop = channel
+        ? this.#options.subscribe(channel, (message) => {
+            if (message === null) live()
+            else this.#keep(message)
+            for (const listener of this.#listeners) listener(message)
+          })
+        : (live(), () => {})
+      this.#channel = { live: ready, stop }
+    }
+    const wait = this.#options.subscribeWait ?? 2000
+    return Promise.race([
+      this.#channel.live,
+      new Promise<void>((resolve) => setTimeout(resolve, wait)),
+    ])
+  }
+
+  /** Keeps a message of a turn not followed now (the last 500) */
+  #keep(message: unknown) {
+    const runId = (message as { runId?: unknown } | null)?.runId
+    if (typeof runId !== 'string' || this.#following.has(runId)) return
+    this.#early.push({ runId, message })
+    if (this.#early.length > 500) this.#early.shift()
+  }
+
+  /** Stops the chat channel's subscription (useChat's owner calls it when done) */
+  close() {
+    this.#channel?.stop()
+    this.#channel = null
+    this.#listeners.clear()
   }
 
   async sendMessages(options: {
     messages: UIMessage[]
     abortSignal: AbortSignal | undefined
   }): Promise<ReadableStream<UIMessageChunk>> {
+    await this.#subscribed()
     const last = options.messages.findLast((message) => message.role === 'user')
     const text = (last?.parts ?? []).map((part) => (part.type === 'text' ? part.text : '')).join('')
     const send = this.#options.fetch ?? fetch
@@ -203,6 +258,7 @@ export class AgentChatTransport implements ChatTransport<UIMessage> {
   async reconnectToStream(options: {
     abortSignal?: AbortSignal
   }): Promise<ReadableStream<UIMessageChunk> | null> {
+    await this.#subscribed()
     const state = await this.#state(options.abortSignal)
     const status = state && headStatus(state)
     if (!state?.head || !status || ENDS.includes(status)) return null
@@ -223,20 +279,21 @@ export class AgentChatTransport implements ChatTransport<UIMessage> {
   }
 
   /**
-   * The turn of `runId` as chunks, from its run's channel and the person's
-   * (its status). Once subscribed, after a lost stream is back, and every
-   * `pollInterval` ms while the stream is open, the head is read: a turn
-   * that ended before the subscription sent nothing here, and an app
-   * without Transmit still ends its turns.
+   * The turn of `runId` as chunks, from the chat's channel: what it said of
+   * the turn before this was called, then what it says. When the channel is
+   * back after a loss, and every `pollInterval` ms while the stream is open,
+   * the head is read: a turn that ended unseen, or an app without Transmit,
+   * still ends its stream.
    */
   #follow(runId: string, signal?: AbortSignal): ReadableStream<UIMessageChunk> {
     const turn = new TurnChunks(runId)
-    const stops: (() => void)[] = []
+    let poll: ReturnType<typeof setInterval> | undefined
+    let listener: ((message: unknown) => void) | undefined
     const stop = () => {
       clearInterval(poll)
-      for (const unsubscribe of stops.splice(0)) unsubscribe()
+      this.#following.delete(runId)
+      if (listener) this.#listeners.delete(listener)
     }
-    let poll: ReturnType<typeof setInterval> | undefined
     return new ReadableStream<UIMessageChunk>({
       start: (controller) => {
         const push = (chunks: UIMessageChunk[]) => {
@@ -255,13 +312,16 @@ export class AgentChatTransport implements ChatTransport<UIMessage> {
             .catch(() => {})
         }
         push(turn.start())
-        poll = setInterval(look, this.#options.pollInterval ?? 3000)
-        const onMessage = (message: unknown) =>
-          message === null ? look() : push(turn.read(message))
-        const channels = [runChannel(runId), transmitChannel(this.#options.person)]
-        for (const channel of channels) {
-          if (channel) stops.push(this.#options.subscribe(channel, onMessage))
+        this.#following.add(runId)
+        for (const early of this.#early.filter((kept) => kept.runId === runId)) {
+          push(turn.read(early.message))
         }
+        this.#early = this.#early.filter((kept) => kept.runId !== runId)
+        if (turn.ended) return
+        listener = (message) => (message === null ? look() : push(turn.read(message)))
+        this.#listeners.add(listener)
+        poll = setInterval(look, this.#options.pollInterval ?? 3000)
+        look()
         signal?.addEventListener('abort', () => {
           stop()
           if (!turn.ended) controller.close()

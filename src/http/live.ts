@@ -15,6 +15,8 @@
  * owner who may settle the rows (admins) are told on their own Transmit channels
  * through the `alsoNotify` hook: no shared Transmit channel to authorize.
  *
+ * A chat's turns (their steps and statuses) go on the chat's channel too,
+ * `agent_inbox/chats/<ownerId>/<conversationId>`, its person's own.
  * A streaming agent's steps go on the run's own Transmit channel,
  * `agent_inbox/runs/<runId>`, as they arrive (`step:delta`, batched:
  * ../runtime/step_stream.ts) and once journaled (`step:committed`): that
@@ -24,10 +26,10 @@
 
 import type { HttpContext } from '@adonisjs/core/http'
 import type { AgentEvents } from '../events.ts'
-import type { RunStatus } from '../persistence/models/agent_run.ts'
+import type { AgentRun, RunStatus } from '../persistence/models/agent_run.ts'
 import debug from '../debug.ts'
 import { resolveAccess, type InboxAccess } from './access.ts'
-import { runChannel, transmitChannel } from '../questions/client.ts'
+import { chatChannel, runChannel, transmitChannel } from '../questions/client.ts'
 import type { ToolInputDelta } from '../runtime/step_stream.ts'
 import { watchableRun } from './run_sight.ts'
 import { namedApprovers } from '../governance/view.ts'
@@ -39,6 +41,9 @@ export const TRANSMIT_CHANNEL = 'agent_inbox/:person'
 
 /** The Transmit channels of streaming steps, one per run */
 export const RUN_CHANNEL = 'agent_inbox/runs/:run'
+
+/** The Transmit channels of chats: a person's own, one per conversation (its turns' steps and statuses) */
+export const CHAT_CHANNEL = 'agent_inbox/chats/:person/:chat'
 
 /**
  * What subscribers receive. `run:status` tells a run moved (`running` once a
@@ -134,10 +139,13 @@ export function authorizeTransmitChannels(
   access: Partial<InboxAccess> = {}
 ) {
   const { identify } = resolveAccess(access)
-  transmit.authorize<{ person: string }>(TRANSMIT_CHANNEL, async (ctx, { person }) => {
+  const ownChannel = async (ctx: HttpContext, { person }: { person: string }) => {
     const who = await identify(ctx)
     return who !== null && who === person
-  })
+  }
+  transmit.authorize<{ person: string }>(TRANSMIT_CHANNEL, ownChannel)
+  // A chat's channel is its person's: subscribed before the first message creates the conversation
+  transmit.authorize<{ person: string; chat: string }>(CHAT_CHANNEL, ownChannel)
   // A refusal throws, which Transmit takes as no; the stream guard answers it first (403, 404)
   transmit.authorize<{ run: string }>(RUN_CHANNEL, async (ctx, { run }) => {
     await watchableRun(ctx, run)
@@ -181,6 +189,8 @@ export function broadcastRowEvents(
       for (const person of others) if (!told.has(person)) broadcast(person, message)
     })().catch((error) => debug('live alsoNotify failed %O', error))
   }
+  // A chat's turn is told on its chat's channel too
+  const chatOf = (run: AgentRun) => chatChannel(run.ownerId, run.conversationId)
   const rowEvent = (type: 'row:created' | 'row:settled', row: ToolCall) =>
     send(row.ownerId, { type, rowId: row.id, runId: row.runId }, namedApprovers(quorumOf(row)))
 
@@ -188,16 +198,22 @@ export function broadcastRowEvents(
     emitter.on('agents:row:created', ({ row }) => rowEvent('row:created', row)),
     emitter.on('agents:row:settled', ({ row }) => rowEvent('row:settled', row)),
     ...Object.entries(RUN_EVENTS).map(([event, status]) =>
-      emitter.on(event as keyof typeof RUN_EVENTS, ({ run }) =>
-        send(run.ownerId, { type: 'run:status', runId: run.id, status })
-      )
+      emitter.on(event as keyof typeof RUN_EVENTS, ({ run }) => {
+        const message = { type: 'run:status' as const, runId: run.id, status }
+        send(run.ownerId, message)
+        broadcastOn(chatOf(run), message)
+      })
     ),
-    emitter.on('agents:step:delta', ({ run, ...delta }) =>
-      broadcastOn(runChannel(run.id), { type: 'step:delta', runId: run.id, ...delta })
-    ),
-    emitter.on('agents:step:committed', ({ run, step, stream }) =>
-      broadcastOn(runChannel(run.id), { type: 'step:committed', runId: run.id, step, stream })
-    ),
+    emitter.on('agents:step:delta', ({ run, ...delta }) => {
+      const message = { type: 'step:delta' as const, runId: run.id, ...delta }
+      broadcastOn(runChannel(run.id), message)
+      broadcastOn(chatOf(run), message)
+    }),
+    emitter.on('agents:step:committed', ({ run, step, stream }) => {
+      const message = { type: 'step:committed' as const, runId: run.id, step, stream }
+      broadcastOn(runChannel(run.id), message)
+      broadcastOn(chatOf(run), message)
+    }),
   ]
 
   return {

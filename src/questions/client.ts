@@ -37,3 +37,20 @@ export function runChannel(runId: string | null | undefined): string | null {
   if (!runId || runId.includes('/')) return null
   return `agent_inbox/runs/${runId}`
 }
+
+/**
+ * A person's Transmit channel of one chat (a conversation, docs/guides/chat.md),
+ * on which its turns' steps and statuses go: the person's own, so a chat's
+ * page can subscribe before the conversation's first message creates it.
+ * Null for an id that cannot be one.
+ *
+ * @example
+ * chatChannel('user:1', 'c0ffee12') // 'agent_inbox/chats/user:1/c0ffee12'
+ */
+export function chatChannel(
+  person: string | null | undefined,
+  chatId: string | null | undefined
+): string | null {
+  if (!person || !chatId || person.includes('/') || chatId.includes('/')) return null
+  return `agent_inbox/chats/${person}/${chatId}`
+}

@@ -25,7 +25,7 @@ export function textsOf(prompt: LanguageModelV4CallOptions['prompt'], role: 'use
 
 /**
  * The chat agent; `hold`, when given, is awaited before each streamed step's
- * first chunk (a test subscribes first).
+ * first piece (a test keeps a turn live while it reconnects).
  */
 export function chatAgent(deploy: ToolDefinition, hold?: () => Promise<void>) {
   return defineAgent({

@@ -44,7 +44,7 @@ test.group(`Chat over HTTP | ${dbName()}`, (group) => {
   let agents: Agents
   let baseUrl: string
   const tools = deployTools()
-  // What each streamed step waits for before its first chunk (a transport test subscribes first)
+  // What each streamed step waits for before its first piece (a test keeps a turn live)
   let hold: Promise<void> = Promise.resolve()
   const streams: { close(): void }[] = []
 
@@ -313,21 +313,20 @@ test.group(`Chat over HTTP | ${dbName()}`, (group) => {
     const chatId = randomUUID()
     const live = await openTransmitStream(baseUrl, person('ada'))
     streams.push(live)
-    // Each turn waits to stream until the transport's two channels are subscribed
-    let subscribed = 0
-    let release = () => {}
+    const channels: string[] = []
     const subscribe = (channel: string, onMessage: (message: unknown) => void) => {
+      channels.push(channel)
       const off = live.listen((message) => {
         if (message.channel === channel) onMessage(message.payload)
       })
       void live.subscribe(channel, person('ada')).then((status) => {
         assert.equal(status, 204)
         onMessage(null)
-        if (++subscribed % 2 === 0) release()
       })
       return () => void off()
     }
     const transport = new AgentChatTransport({
+      chatId,
       chatUrl: `${baseUrl}/chat/${chatId}`,
       person: 'ada',
       agent: 'chatter',
@@ -339,11 +338,9 @@ test.group(`Chat over HTTP | ${dbName()}`, (group) => {
     const said = (text: string): UIMessage[] => [
       { id: randomUUID(), role: 'user', parts: [{ type: 'text', text }] },
     ]
-    const gate = () => (hold = new Promise<void>((resolve) => (release = resolve)))
     const textOf = (chunks: UIMessageChunk[]) =>
       chunks.flatMap((chunk) => (chunk.type === 'text-delta' ? [chunk.delta] : [])).join('')
 
-    gate()
     const first = await Array.fromAsync(
       await transport.sendMessages({ messages: said('Hello there'), abortSignal: undefined })
     )
@@ -357,7 +354,6 @@ test.group(`Chat over HTTP | ${dbName()}`, (group) => {
     assert.isNull(await transport.reconnectToStream({}))
 
     // A question: the stream ends while the turn waits on its row
-    gate()
     const asked = await Array.fromAsync(
       await transport.sendMessages({ messages: said('ask me'), abortSignal: undefined })
     )
@@ -369,13 +365,27 @@ test.group(`Chat over HTTP | ${dbName()}`, (group) => {
     // Answered in the inbox: the page reconnects, and the rest of the turn streams
     const { body: chat } = await read(chatId, 'ada')
     const row = chat.rows.find((card: any) => card.status === 'pending')
-    gate()
+    // The rest of the turn waits until the page has reconnected
+    let release = () => {}
+    hold = new Promise<void>((resolve) => (release = resolve))
     const answered = await reply(row.id, 'ada', { answers: { db: ['mysql'] }, digest: row.digest })
     assert.equal(answered.status, 200)
     const resumed = await transport.reconnectToStream({})
     assert.isNotNull(resumed)
+    release()
     const rest = await Array.fromAsync(resumed!)
     assert.include(textOf(rest), 'Noted: The person answered your questions.')
     assert.equal(rest.at(-1)?.type, 'finish')
+    // One subscription, the chat's own channel, subscribed before the first message
+    assert.deepEqual(channels, [`agent_inbox/chats/ada/${chatId}`])
+    transport.close()
+  })
+
+  test("a chat's channel is its person's own", async ({ assert }) => {
+    const chatId = randomUUID()
+    const bob = await openTransmitStream(baseUrl, person('bob'))
+    streams.push(bob)
+    assert.equal(await bob.subscribe(`agent_inbox/chats/ada/${chatId}`), 400)
+    assert.equal(await bob.subscribe(`agent_inbox/chats/bob/${chatId}`), 204)
   })
 })
