@@ -53,8 +53,17 @@ const FRAMEWORK_PROMPT = 'Which Inertia framework should the inbox pages use?'
  * What the published pages import besides the app's Inertia client: uPlot
  * draws the console's charts (stubs/inertia/agent_console/uplot_chart.ts)
  */
-const PAGE_PACKAGES = [{ name: 'uplot', version: '^1.6.32' }]
-export const INSTALL_PROMPT = 'Add uplot (the console charts) to the app dependencies?'
+/** What the pages import beyond Inertia: the console's charts, and the chat's AI SDK UI */
+function pagePackageList(framework: Framework) {
+  return [
+    { name: 'uplot', version: '^1.6.32' },
+    framework === 'vue'
+      ? { name: '@ai-sdk/vue', version: '^4.0.142' }
+      : { name: '@ai-sdk/react', version: '^4.0.177' },
+  ]
+}
+export const INSTALL_PROMPT =
+  "Add the pages' packages (uplot for the console charts, the AI SDK UI for the chat) to the app dependencies?"
 
 /**
  * The pages' folders below stubs/inertia/, each with where the app
@@ -203,10 +212,10 @@ async function wantsPage(command: Configure, hasInertia: boolean): Promise<boole
  * them: `--install` / `--no-install`, else ask (yes by default), and with
  * no terminal to ask, no. Asked before anything is written.
  */
-async function pagePackages(command: Configure) {
+async function pagePackages(command: Configure, framework: Framework) {
   const manifest = await readFile(command.app.makePath('package.json'), 'utf8').catch(() => '{}')
   const pkg = JSON.parse(manifest) as Record<string, Record<string, string> | undefined>
-  const missing = PAGE_PACKAGES.filter(
+  const missing = pagePackageList(framework).filter(
     ({ name }) => !pkg.dependencies?.[name] && !pkg.devDependencies?.[name]
   )
   const flag = await flagValue(command, 'install')
@@ -216,7 +225,7 @@ async function pagePackages(command: Configure) {
       ? await command.prompt.confirm(INSTALL_PROMPT, { default: true })
       : false
   }
-  return { missing, install: install === true }
+  return { missing, install: install === true, all: pagePackageList(framework) }
 }
 
 /**
@@ -225,9 +234,9 @@ async function pagePackages(command: Configure) {
  */
 async function installPagePackages(
   command: Configure,
-  { missing, install }: Awaited<ReturnType<typeof pagePackages>>
+  { missing, install, all }: Awaited<ReturnType<typeof pagePackages>>
 ) {
-  const names = PAGE_PACKAGES.map(({ name }) => name).join(', ')
+  const names = all.map(({ name }) => name).join(', ')
   if (missing.length === 0) {
     command.logger.action(`install ${names}`).skipped('already a dependency')
     return
@@ -244,7 +253,7 @@ async function installPagePackages(
   await codemods.listPackagesToInstall(packages)
   if (!process.stdin.isTTY && (await flagValue(command, 'install')) === undefined) {
     command.logger.warning(
-      'No terminal to ask whether to install uplot, which the console page imports: install it as printed above, or pass --install'
+      `No terminal to ask whether to install ${missing.map(({ name }) => name).join(' and ')}, which the pages import: install them as printed above, or pass --install`
     )
   }
 }
@@ -399,7 +408,7 @@ export async function configure(command: Configure) {
   const page = await wantsPage(command, rcSource.includes('@adonisjs/inertia'))
   const framework = page ? await chooseFramework(command, rcSource) : null
   if (page && !framework) return
-  const packages = framework ? await pagePackages(command) : null
+  const packages = framework ? await pagePackages(command, framework) : null
 
   await makeFromStub(command, codemods, stubsRoot, 'config/agents.stub', {
     // The stub engine drops the line breaks before a tag, so the value brings its own

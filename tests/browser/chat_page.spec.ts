@@ -55,6 +55,14 @@ function turnsOf(chatId: string) {
   return AgentRun.query().where('conversation_id', chatId).orderBy('conversation_turn', 'asc')
 }
 
+/** The chat's first turn, once started */
+function firstTurn(chatId: string) {
+  return eventually('the first turn', async () => {
+    const runs = await turnsOf(chatId)
+    return runs[0]
+  })
+}
+
 /** The chat's turn `turn` once it has finished */
 function finishedTurn(chatId: string, turn: number) {
   return eventually(`turn ${turn} of chat ${chatId} to finish`, async () => {
@@ -111,7 +119,7 @@ for (const framework of browserFrameworks()) {
       const { session, page, chatId } = await openChat(suite)
       cleanup(() => session.close())
       await say(page, 'ask me')
-      const turn = await eventually('the first turn', async () => (await turnsOf(chatId))[0])
+      const turn = await firstTurn(chatId)
       const row = await pendingRow(turn.id)
       const card = cardOf(page, row.id)
       await card.getByText('Which environment?').waitFor()
@@ -123,7 +131,8 @@ for (const framework of browserFrameworks()) {
       await replies(page).getByText('Answer: Staging').waitFor()
       const settled = await settledRow(row.id)
       assert.deepEqual((settled.outcome as any).answers, { environment: ['staging'] })
-      assert.equal((await finishedTurn(chatId, 1)).status, 'completed')
+      const finished = await finishedTurn(chatId, 1)
+      assert.equal(finished.status, 'completed')
       assert.isFalse(await page.getByLabel('Message').isDisabled())
     })
 
@@ -134,7 +143,7 @@ for (const framework of browserFrameworks()) {
       const { session, page, chatId } = await openChat(suite)
       cleanup(() => session.close())
       await say(page, 'deploy main')
-      const turn = await eventually('the first turn', async () => (await turnsOf(chatId))[0])
+      const turn = await firstTurn(chatId)
       const row = await pendingRow(turn.id)
       await cardOf(page, row.id).getByRole('button', { name: 'Approve', exact: true }).waitFor()
 
@@ -147,8 +156,10 @@ for (const framework of browserFrameworks()) {
       const settled = await settledCard(page, row.id, ADA)
       assert.include(await settled.innerText(), 'via web')
       await replies(page).getByText('Thanks, going on.').waitFor()
-      assert.equal((await finishedTurn(chatId, 1)).status, 'completed')
-      assert.equal((await settledRow(row.id)).status, 'approved')
+      const finished = await finishedTurn(chatId, 1)
+      assert.equal(finished.status, 'completed')
+      const decided = await settledRow(row.id)
+      assert.equal(decided.status, 'approved')
     })
 
     test('the chat and the inbox racing on one row: one winner, and the loser is told who won', async ({
@@ -158,7 +169,7 @@ for (const framework of browserFrameworks()) {
       const { session, page, chatId } = await openChat(suite)
       cleanup(() => session.close())
       await say(page, 'deploy main')
-      const turn = await eventually('the first turn', async () => (await turnsOf(chatId))[0])
+      const turn = await firstTurn(chatId)
       const row = await pendingRow(turn.id)
       const chatCard = cardOf(page, row.id)
       // The chat starts a rejection (its open box holds its updates) while the inbox approves
@@ -173,9 +184,11 @@ for (const framework of browserFrameworks()) {
       const alert = page.getByRole('alert')
       await alert.getByText('Already settled.').waitFor()
       assert.include(await alert.innerText(), 'Settled by you, in another tab, at ')
-      assert.equal((await settledRow(row.id)).status, 'approved')
+      const decided = await settledRow(row.id)
+      assert.equal(decided.status, 'approved')
       await replies(page).getByText('Thanks, going on.').waitFor()
-      assert.equal((await finishedTurn(chatId, 1)).status, 'completed')
+      const finished = await finishedTurn(chatId, 1)
+      assert.equal(finished.status, 'completed')
     })
 
     test('a reload mid-stream reconnects to the live turn', async ({ assert, cleanup }) => {
@@ -185,7 +198,7 @@ for (const framework of browserFrameworks()) {
       await say(page, `hold ${gate}`)
       // Some pieces arrived, then the model holds
       await replies(page).getByText('Streaming slowly').waitFor()
-      const turn = await eventually('the first turn', async () => (await turnsOf(chatId))[0])
+      const turn = await firstTurn(chatId)
       assert.equal(turn.status, 'running')
 
       await page.reload()
@@ -193,7 +206,8 @@ for (const framework of browserFrameworks()) {
       assert.isTrue(await page.getByLabel('Message').isDisabled())
       writeFileSync(gate, '')
       await replies(page).getByText('until the gate opens, then the rest.').waitFor()
-      assert.equal((await finishedTurn(chatId, 1)).status, 'completed')
+      const finished = await finishedTurn(chatId, 1)
+      assert.equal(finished.status, 'completed')
       await eventually('the input box open again', async () =>
         (await page.getByLabel('Message').isDisabled()) ? undefined : true
       )

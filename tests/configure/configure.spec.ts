@@ -28,7 +28,8 @@ const PAGE_PARTS = new URL('../../stubs/inertia/agent_inbox/', import.meta.url)
 const REACT_PARTS = new URL('../../stubs/inertia/react/agent_inbox/', import.meta.url)
 const VUE_PARTS = new URL('../../stubs/inertia/vue/agent_inbox/', import.meta.url)
 const FRAMEWORK_PROMPT = 'Which Inertia framework should the inbox pages use?'
-const INSTALL_PROMPT = 'Add uplot (the console charts) to the app dependencies?'
+const INSTALL_PROMPT =
+  "Add the pages' packages (uplot for the console charts, the AI SDK UI for the chat) to the app dependencies?"
 const INERTIA = '@adonisjs/inertia/inertia_provider'
 const AUTH = '@adonisjs/auth/auth_provider'
 const MIGRATION_STUBS = new URL('../../database/migrations/', import.meta.url)
@@ -404,7 +405,7 @@ test.group('Configure', (group) => {
     await assert.fileExists('inertia/pages/agent_inbox/history.tsx')
   })
 
-  test("the console's uPlot: asked for, printed when declined or nobody can answer, not asked when present", async ({
+  test("the pages' packages (uPlot, the AI SDK UI): asked for, printed when declined or nobody can answer, not asked when present", async ({
     assert,
     fs,
   }) => {
@@ -420,6 +421,8 @@ test.group('Configure', (group) => {
     )
     const printed = logsOf(ace)
     assert.isTrue(printed.some((line) => /npm i\b.*uplot@\^1\.6\.32/.test(line)))
+    // The chat page's AI SDK UI, of the app's framework
+    assert.isTrue(printed.some((line) => /npm i\b.*@ai-sdk\/react@\^4/.test(line)))
     assert.isTrue(printed.some((line) => line.includes('pass --install')))
 
     const declined = await ace.create(Configure, [PACKAGE])
@@ -434,12 +437,12 @@ test.group('Configure', (group) => {
     // An app that has it: no question (no trap set), nothing to install
     await fs.createJson('package.json', {
       name: 'app',
-      dependencies: { '@inertiajs/react': '^3.0.0', 'uplot': '^1.6.0' },
+      dependencies: { '@inertiajs/react': '^3.0.0', 'uplot': '^1.6.0', '@ai-sdk/react': '^4.0.0' },
     })
     const present = await ace.create(Configure, [PACKAGE])
     await withStdinTTY(true, () => present.exec())
     assert.equal(present.exitCode, 0)
-    assert.isTrue(logsOf(ace).some((line) => /SKIPPED.*install uplot/.test(line)))
+    assert.isTrue(logsOf(ace).some((line) => /SKIPPED.*install uplot, @ai-sdk\/react/.test(line)))
   })
 
   test('an unknown --framework, or nobody to ask, stops before anything is written', async ({

@@ -23,6 +23,7 @@ test.group('Package exports', () => {
       'viewDigest',
       'registerInboxRoutes',
       'registerConsoleRoutes',
+      'registerChatRoutes',
       'defineNotifier',
       'mailNotifier',
       'webhookNotifier',

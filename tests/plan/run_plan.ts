@@ -2,7 +2,7 @@
  * `npm test` without `DB`: the whole plan (./plan.ts). It probes the
  * machine, then runs each database's share in two processes, its
  * every-database half and its once-only half (`DB=<db> bin/test.ts`, with
- * `TEST_HALF`; ./plan.ts `unitsOf`), three at a time (`TEST_JOBS` sets it;
+ * `TEST_HALF`; ./plan.ts `unitsOf`), one a core (`TEST_JOBS` sets it;
  * 1 prints each run live), the once-only half of a server's share on a
  * database of its own (`<name>_once`), and ends with the tests per
  * database, what was skipped and why, and the slowest tests. A tool or database server that is missing is skipped with one
@@ -152,18 +152,15 @@ export async function runPlan(args: string[]): Promise<number> {
   }
 
   /*
-   * Side by side, three at a time (more than the cores: a half spends much
-   * of its time waiting on the processes, servers and browsers it starts,
-   * and on its storms' pauses). One at a time when REDIS_DB names the
-   * Redis database: runs side by side would share it and take (or flush)
-   * each other's jobs.
+   * Side by side, one a core. Three at a time on two cores was measured
+   * (issue 28's session): no faster (1,847 s against 1,870 s), the machine
+   * being CPU-bound, and the packed-app test outran its 8-minute bound. One
+   * at a time when REDIS_DB names the Redis database: runs side by side
+   * would share it and take (or flush) each other's jobs.
    */
   const jobs = process.env.REDIS_DB
     ? 1
-    : Math.max(
-        1,
-        Math.min(units.length, Number(process.env.TEST_JOBS) || Math.max(3, availableParallelism()))
-      )
+    : Math.max(1, Math.min(units.length, Number(process.env.TEST_JOBS) || availableParallelism()))
 
   // Built once here: the runs side by side would each rebuild a stale one at the same time
   if (databases.length > 1) await ensureFixtureBuilt()
