@@ -51,7 +51,7 @@ async function assertPublished(assert: Assert, fs: FileSystem, framework: 'react
   const pages = await fs.readDir('inertia/pages/agent_inbox')
   assert.sameMembers(
     pages.map((file) => file.basename),
-    ['index', 'run', 'history'].map((name) => `${name}.${extension}`)
+    ['index', 'run', 'history', 'chat'].map((name) => `${name}.${extension}`)
   )
   const published = await fs.readDir('inertia/agent_inbox')
   const parts = published.map((file) => file.basename)

@@ -339,10 +339,12 @@ test.group('Packed package | a fresh starter-kit app', (group) => {
     const codegen = await ace(['codegen'])
     assert.equal(codegen.code, 0, codegen.output)
     const pages = await read('.adonisjs/server/pages.d.ts')
-    for (const name of ['index', 'run', 'history']) assert.include(pages, `'agent_inbox/${name}':`)
+    for (const name of ['index', 'run', 'history', 'chat']) {
+      assert.include(pages, `'agent_inbox/${name}':`)
+    }
     assert.notMatch(
       pages,
-      /form_state|card_parts|agent_inbox\/(?!index|run|history)/,
+      /form_state|card_parts|agent_inbox\/(?!index|run|history|chat)/,
       'only the pages are pages'
     )
     /*
