@@ -45,6 +45,13 @@ async function say(page: Page, text: string) {
   await page.getByRole('button', { name: 'Send' }).click()
 }
 
+/** Resolves once the input box takes a message again */
+function inputOpen(page: Page) {
+  return eventually('the input box open again', async () =>
+    (await page.getByLabel('Message').isDisabled()) ? undefined : true
+  )
+}
+
 /** The agent's replies on the page, in order */
 function replies(page: Page) {
   return page.locator('[data-role="assistant"] .ai-chat-text')
@@ -133,7 +140,8 @@ for (const framework of browserFrameworks()) {
       assert.deepEqual((settled.outcome as any).answers, { environment: ['staging'] })
       const finished = await finishedTurn(chatId, 1)
       assert.equal(finished.status, 'completed')
-      assert.isFalse(await page.getByLabel('Message').isDisabled())
+      // Open again once the page has the finished turn
+      await inputOpen(page)
     })
 
     test('an approval approved from the inbox in another tab shows settled in the chat, which goes on', async ({
@@ -208,9 +216,7 @@ for (const framework of browserFrameworks()) {
       await replies(page).getByText('until the gate opens, then the rest.').waitFor()
       const finished = await finishedTurn(chatId, 1)
       assert.equal(finished.status, 'completed')
-      await eventually('the input box open again', async () =>
-        (await page.getByLabel('Message').isDisabled()) ? undefined : true
-      )
+      await inputOpen(page)
     })
   })
 }
