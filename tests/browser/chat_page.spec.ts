@@ -5,7 +5,8 @@
  * inbox's card and its default, and confirming it continues the turn; an
  * approval approved from the inbox in a second tab shows settled in the
  * chat, which continues; the chat's card and the inbox's racing on one row
- * give one winner, and the loser is told who won; a reload mid-stream
+ * give one winner, and the loser is told who won, as do two tabs of one
+ * chat (the second opened while the turn waits); a reload mid-stream
  * reconnects to the live turn; a follow-up is answered with the earlier
  * transcript. Each test checks what the database holds too.
  */
@@ -195,6 +196,39 @@ for (const framework of browserFrameworks()) {
       const decided = await settledRow(row.id)
       assert.equal(decided.status, 'approved')
       await replies(page).getByText('Thanks, going on.').waitFor()
+      const finished = await finishedTurn(chatId, 1)
+      assert.equal(finished.status, 'completed')
+    })
+
+    test('two tabs of one chat racing on one row: one winner, and the loser is told who won', async ({
+      assert,
+      cleanup,
+    }) => {
+      const { session, page, chatId } = await openChat(suite)
+      cleanup(() => session.close())
+      await say(page, 'deploy main')
+      const turn = await firstTurn(chatId)
+      const row = await pendingRow(turn.id)
+      const first = cardOf(page, row.id)
+      await first.getByRole('button', { name: 'Reject', exact: true }).click()
+      await first.getByLabel('Why not?').fill('Not today')
+      // The same chat in a second tab, opened while the turn waits: the card is there too
+      const other = await session.newPage()
+      await other.goto(`/chat/${chatId}`)
+      await other.locator('.ai-chat[data-live="transmit"]').waitFor()
+      assert.isTrue(await other.getByLabel('Message').isDisabled())
+      await cardOf(other, row.id).getByRole('button', { name: 'Approve', exact: true }).click()
+      await settledCard(other, row.id, ADA)
+
+      await first.getByRole('button', { name: 'Send rejection' }).click()
+      const alert = page.getByRole('alert')
+      await alert.getByText('Already settled.').waitFor()
+      assert.include(await alert.innerText(), 'Settled by you, in another tab, at ')
+      const decided = await settledRow(row.id)
+      assert.equal(decided.status, 'approved')
+      // Both tabs see the turn go on
+      await replies(page).getByText('Thanks, going on.').waitFor()
+      await replies(other).getByText('Thanks, going on.').waitFor()
       const finished = await finishedTurn(chatId, 1)
       assert.equal(finished.status, 'completed')
     })
