@@ -3,7 +3,7 @@
  * the inbox on SQLite and starts a run; a person answers its intake form,
  * changes one pre-picked default of its question, approves its action in
  * the browser, and the demo prints the completed run's record with
- * those answers. The demo always runs on SQLite, whatever DB the suite uses.
+ * those answers; the chat link it prints opens a chat whose agent answers. The demo always runs on SQLite, whatever DB the suite uses.
  */
 
 import { spawn } from 'node:child_process'
@@ -19,7 +19,7 @@ const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url))
 test.group(`Demo | ${dbName()}`, (group) => {
   group.each.timeout(120_000)
 
-  test('npm run demo: a run asks, is answered in the browser, and finishes', async ({
+  test('npm run demo: a run asks, is answered in the browser, and finishes; its chat link answers', async ({
     assert,
     cleanup,
   }) => {
@@ -92,5 +92,19 @@ test.group(`Demo | ${dbName()}`, (group) => {
     assert.include(output, '2030-01-15')
     assert.match(output, /settled: action "deploy" → approved by 1 via web/)
     assert.include(output, '"deployed":"release"')
+
+    // 4. The chat link it printed: a message there streams the chatter's reply
+    const chat = /A chat with a streaming agent, beside the inbox:\s+(\S+)/.exec(output)?.[1]
+    assert.match(
+      chat ?? '',
+      new RegExp(`^http://127\\.0\\.0\\.1:${port}/chat/[0-9a-f-]{36}\\?agent=chatter$`)
+    )
+    await page.goto(chat!)
+    await page.getByLabel('Message').fill('Hello from the demo')
+    await page.getByRole('button', { name: 'Send' }).click()
+    await page
+      .locator('[data-role="assistant"] .ai-chat-text')
+      .getByText('You said: Hello from the demo. Messages so far: 1.')
+      .waitFor()
   })
 })
