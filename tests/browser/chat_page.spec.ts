@@ -6,7 +6,8 @@
  * approval approved from the inbox in a second tab shows settled in the
  * chat, which continues; the chat's card and the inbox's racing on one row
  * give one winner, and the loser is told who won, as do two tabs of one
- * chat (the second opened while the turn waits); a reload mid-stream
+ * chat (the second opened while the turn waits); a failed turn says so
+ * and the next message starts the next turn; a reload mid-stream
  * reconnects to the live turn; a follow-up is answered with the earlier
  * transcript. Each test checks what the database holds too.
  */
@@ -231,6 +232,26 @@ for (const framework of browserFrameworks()) {
       await replies(other).getByText('Thanks, going on.').waitFor()
       const finished = await finishedTurn(chatId, 1)
       assert.equal(finished.status, 'completed')
+    })
+
+    test('a turn that fails says so, and the input box opens again', async ({
+      assert,
+      cleanup,
+    }) => {
+      const { session, page, chatId } = await openChat(suite)
+      cleanup(() => session.close())
+      await say(page, 'fail')
+      await page.locator('[data-chat-error]').getByText('The agent failed').waitFor()
+      const finished = await finishedTurn(chatId, 1)
+      assert.equal(finished.status, 'failed')
+      await eventually('the input box open again', async () =>
+        (await page.getByLabel('Message').isDisabled()) ? undefined : true
+      )
+      // The next message starts the next turn
+      await say(page, 'after')
+      await replies(page).getByText('You said: fail | after. Messages so far: 2.').waitFor()
+      const next = await finishedTurn(chatId, 2)
+      assert.equal(next.status, 'completed')
     })
 
     test('a reload mid-stream reconnects to the live turn', async ({ assert, cleanup }) => {
