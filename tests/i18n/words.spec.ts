@@ -135,7 +135,7 @@ test.group('Words | languages', (group) => {
     assert.match(new Words('fr').number(1234567.5), /^1\s234\s567,5$/)
   })
 
-  test('a settled Slack message ends with its line in the message\'s language', ({ assert }) => {
+  test("a settled Slack message ends with its line in the message's language", ({ assert }) => {
     const row = {
       id: 1,
       status: 'approved',
