@@ -90,7 +90,7 @@ export function settledLine(row: ToolCall, name: string, words: Words = Words.en
 
 /** A settled row's message: what it asked, and who settled it where, without buttons */
 export function settledMessage(row: ToolCall, name: string, words: Words = Words.english) {
-  const line = settledLine(row, name)
+  const line = settledLine(row, name, words)
   return {
     text: `${rowTitle(row, words)} — ${line}`,
     blocks: [...body(row, words), { type: 'context', elements: [mrkdwn(`*${escape(line)}*`)] }],

@@ -18,6 +18,7 @@ import { Words, wordsFor } from '../../src/i18n/words.ts'
 import { digestMail, rowMail } from '../../src/notify/mail_text.ts'
 import type { RowNotice } from '../../src/notify/notifier.ts'
 import type { ToolCall } from '../../src/persistence/models/tool_call.ts'
+import { settledMessage } from '../../src/slack/blocks.ts'
 
 /** A notice as the mail notifier gets it; the mail text reads only these fields */
 function notice(reason: RowNotice['reason'] = 'created'): RowNotice {
@@ -132,5 +133,18 @@ test.group('Words | languages', (group) => {
     assert.equal(new Words('en').number(1234567.5), '1,234,567.5')
     assert.equal(new Words('de').number(1234567.5), '1.234.567,5')
     assert.match(new Words('fr').number(1234567.5), /^1\s234\s567,5$/)
+  })
+
+  test("a settled Slack message ends with its line in the message's language", ({ assert }) => {
+    const row = {
+      id: 1,
+      status: 'approved',
+      answeredVia: 'slack',
+      toolName: 'deploy',
+      request: { summary: 'Déployer main', args: { branch: 'main' } },
+    } as unknown as ToolCall
+    const message = settledMessage(row, 'Ada', new Words('fr'))
+    assert.include(message.text, 'Approuvé par Ada via')
+    assert.notInclude(message.text, 'Approved by')
   })
 })
