@@ -23,6 +23,7 @@ import {
   feedbackPeople,
   inboxUrl,
   peopleOf,
+  renderPage,
   replyFeedback,
   visitorOf,
   wantsPage,
@@ -90,7 +91,7 @@ export default class ChatController {
     const feedback = replyFeedback(ctx)
     const router = await ctx.containerResolver.make('router')
     const urlFor = router.urlBuilder.urlFor as unknown as (name: string, params: unknown) => string
-    return ctx.inertia!.render(CHAT_PAGE, {
+    return renderPage(ctx, CHAT_PAGE, {
       person: visitor.person,
       chatId: id,
       agent,

@@ -40,6 +40,7 @@ import {
   peopleOf,
   replyBody,
   replyEnvelope,
+  renderPage,
   replyFeedback,
   requestOf,
   visitorOf,
@@ -183,7 +184,7 @@ export default class InboxController {
     const grants = live.map(grantJson)
     const listing = { person, groups, next, runs: watched, people, grants }
     if (!page) return listing
-    return ctx.inertia!.render(INBOX_PAGE, {
+    return renderPage(ctx, INBOX_PAGE, {
       ...listing,
       feedback,
       inboxUrl: await inboxUrl(ctx),

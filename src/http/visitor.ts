@@ -26,6 +26,8 @@ import type { Agents } from '../runtime/agents.ts'
 import { droppedFieldIssues, formFieldTree } from '../questions/reply_body.ts'
 import type { QuestionIssue } from '../questions/types.ts'
 import { namePeople, type InboxAccess } from './access.ts'
+import { Words, wordsOf } from '../i18n/words.ts'
+import { PAGE_WORDS, type PageWordKey } from '../i18n/catalogue/pages.ts'
 import type { People, ReplyFeedback } from './cards.ts'
 
 export type InertiaContext = HttpContext & {
@@ -280,5 +282,21 @@ export async function inboxUrl(ctx: HttpContext): Promise<string> {
  * for everyone else.
  */
 export function respond(ctx: InertiaContext, page: string, props: Record<string, unknown>) {
-  return wantsPage(ctx) ? ctx.inertia!.render(page, props) : props
+  return wantsPage(ctx) ? renderPage(ctx, page, props) : props
+}
+
+/**
+ * Renders a page with the words of the request's language (`ctx.i18n`,
+ * when the app has `@adonisjs/i18n`): its locale, and those of the pages'
+ * messages that differ from the English the page already holds.
+ */
+export function renderPage(ctx: InertiaContext, page: string, props: Record<string, unknown>) {
+  const language = wordsOf(ctx)
+  const messages = language.messages('page.') as Record<PageWordKey, string>
+  const words = Object.fromEntries(
+    Object.entries(messages).filter(([key, text]) => PAGE_WORDS[key as PageWordKey] !== text)
+  )
+  // Without i18n in the app, no locale: the page writes dates as the browser does
+  const locale = language === Words.english ? undefined : language.locale
+  return ctx.inertia!.render(page, { ...props, locale, words })
 }

@@ -1,14 +1,17 @@
 /*
  * The part of the package the inbox page runs in the browser, importable as
  * `adonis-agent-inbox/questions/client`: which defaults hold, the input
- * rules (a pattern's safety among them), and the names of a person's and a run's Transmit channels, so the page carries no
- * copies of them. Browser-safe on purpose: nothing here (or in what it
+ * rules (a pattern's safety among them), the names of a person's and a
+ * run's Transmit channels, and the pages' English words, so the page
+ * carries no copies of them. Browser-safe on purpose: nothing here (or in what it
  * imports) may reach Vine, the errors module, Lucid or any `node:` module.
  */
 
 export { effectiveDefaults, splitDefaults, type SplitDefaults } from './defaults.ts'
 export { checkValue, inputTypeOf, isSingleChoice } from './values.ts'
 export { matchesPattern, patternProblem } from './pattern.ts'
+// The pages' English words, their fallback for a key the server did not send
+export { PAGE_WORDS, type PageWordKey } from '../i18n/catalogue/pages.ts'
 
 /**
  * A person's Transmit channel, on which the server broadcasts their rows'

@@ -5,10 +5,13 @@
  */
 
 import { SLACK_WORDS } from '../../slack/english.ts'
+import { PAGE_WORDS } from './pages.ts'
 
 export const en = {
   // The Slack channel's words (src/slack/english.ts)
   ...SLACK_WORDS,
+  // The published pages' words (./pages.ts)
+  ...PAGE_WORDS,
   'mail.hello': 'Hello {name},',
   'mail.why.created': 'waits for you',
   'mail.why.reminded': 'still waits for you',

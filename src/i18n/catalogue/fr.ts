@@ -4,8 +4,10 @@
  */
 
 import type { Catalogue, WordKey } from './en.ts'
+import { PAGE_WORDS_FR } from './pages_fr.ts'
 
 export const fr = {
+  ...PAGE_WORDS_FR,
   'mail.hello': 'Bonjour {name},',
   'mail.why.created': 'vous attend',
   'mail.why.reminded': 'vous attend toujours',

@@ -25,6 +25,9 @@ export type ChatProps = {
   feedback?: ReplyFeedback | null
   /** How often (ms) to look for changes without Transmit; 0 turns it off */
   pollInterval?: number
+  /** The person's language: its locale and words (inertia/agent_inbox/words.ts) */
+  locale?: string
+  words?: Record<string, string>
 }
 
 /** What the page lists, in order: a message, or the cards a turn opened */

@@ -41,6 +41,9 @@ export type InboxProps = {
   people?: People
   /** How often (ms) to look for changes without Transmit; 0 turns it off */
   pollInterval?: number
+  /** The person's language: its locale and words (inertia/agent_inbox/words.ts) */
+  locale?: string
+  words?: Record<string, string>
   /** Where the inbox routes live */
   inboxUrl?: string
   /** What became of the reply this page last sent, as the server recorded it */

@@ -7,8 +7,51 @@
  */
 
 import type { Outcome, People, RowCard, RunSummary } from 'adonis-agent-inbox/types'
+import { PAGE_WORDS, type PageWordKey } from 'adonis-agent-inbox/questions/client'
 import { argsChangeLines } from './args_changes'
 import { argsForm } from './schema_form'
+
+/**
+ * What a page receives of its person's language: the locale and the words
+ * that differ from English (the server sends them with every page, from
+ * the app's `@adonisjs/i18n` messages or the package's catalogue; no
+ * locale in an app without i18n, where dates follow the browser).
+ */
+export type PageWords = { locale?: string; words?: Record<string, string> }
+
+let language: PageWords & { words: Record<string, string> } = { words: {} }
+
+/**
+ * Takes a page's words for everything it renders; each page calls it
+ * first, with its props, before anything is put into words.
+ */
+export function useWords(props: PageWords): void {
+  language = { locale: props.locale, words: props.words ?? {} }
+}
+
+/** The locale the page speaks, for dates and numbers (the browser's without one) */
+export function pageLocale(): string[] {
+  return language.locale ? [language.locale] : []
+}
+
+/**
+ * A word of the page in its person's language, `{name}` placeholders
+ * filled from `data`; a key the server did not send reads English.
+ *
+ * @example
+ * t('page.via', { via: 'web' }) // 'via web'
+ */
+export function t(key: PageWordKey, data: Record<string, string | number> = {}): string {
+  const template = language.words[key] ?? PAGE_WORDS[key] ?? key
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) =>
+    data[name] === undefined ? whole : String(data[name])
+  )
+}
+
+/** `one` or `many` by count, the count filled in */
+export function tCount(count: number, one: PageWordKey, many: PageWordKey): string {
+  return t(count === 1 ? one : many, { count: count.toLocaleString(pageLocale()) })
+}
 
 /**
  * A time as the person reads it: the time alone today, else date and time.
@@ -19,8 +62,8 @@ export function formatTime(iso: string | null | undefined): string {
   if (Number.isNaN(at.getTime())) return iso
   const today = new Date().toDateString() === at.toDateString()
   return today
-    ? at.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })
-    : at.toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' })
+    ? at.toLocaleTimeString(pageLocale(), { hour: '2-digit', minute: '2-digit' })
+    : at.toLocaleString(pageLocale(), { dateStyle: 'medium', timeStyle: 'short' })
 }
 
 /**
@@ -73,7 +116,7 @@ export function expiryWords(card: RowCard): string {
  * nameOf({ '1': 'Ada Lovelace' }, '1') // 'Ada Lovelace'
  */
 export function nameOf(people: People | undefined, id: string | null | undefined): string {
-  if (id === null || id === undefined) return 'someone'
+  if (id === null || id === undefined) return t('page.someone')
   return people?.[id] ?? id
 }
 
@@ -86,8 +129,8 @@ export function settledWords(
 ): string {
   return [
     nameOf(people, settled.by),
-    settled.via ? `via ${settled.via}` : '',
-    settled.at ? `at ${formatTime(settled.at)}` : '',
+    settled.via ? t('page.via', { via: settled.via }) : '',
+    settled.at ? t('page.at_time', { time: formatTime(settled.at) }) : '',
   ]
     .filter(Boolean)
     .join(' ')

@@ -38,11 +38,12 @@ import { InboxNav, LiveNote, PageRoot } from '../../agent_inbox/page_parts'
 import { QuestionCard } from '../../agent_inbox/question_card'
 import { settledFromCard } from '../../agent_inbox/rows'
 import { SettledCard } from '../../agent_inbox/settled_card'
-import { formatTime, nameOf } from '../../agent_inbox/words'
+import { formatTime, nameOf, useWords } from '../../agent_inbox/words'
 import '../../agent_inbox/inbox.css'
 import '../../agent_inbox/controls.css'
 
 export default function AgentChat(props: ChatProps) {
+  useWords(props)
   const { person, chat, chatId } = props
   const [session] = useState(() => new InboxSession(router, (next) => setView(next)))
   const [view, setView] = useState(session.view)

@@ -21,6 +21,8 @@ import {
   outcomeLines,
   settledWords,
   shortId,
+  useWords,
+  type PageWords,
 } from '../../agent_inbox/words'
 import '../../agent_inbox/inbox.css'
 import '../../agent_inbox/controls.css'
@@ -37,9 +39,10 @@ type HistoryPageProps = {
   next: string | null
   people: People
   inboxUrl: string
-}
+} & PageWords
 
 export default function AgentHistory(props: HistoryPageProps) {
+  useWords(props)
   const { filters, people, rows, runs, next } = props
   const links = inboxLinks(props.inboxUrl)
   const id = useId()

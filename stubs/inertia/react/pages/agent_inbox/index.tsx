@@ -36,11 +36,19 @@ import { GrantList } from '../../agent_inbox/grant_list'
 import { QuestionCard } from '../../agent_inbox/question_card'
 import { groupKey, settledFromCard } from '../../agent_inbox/rows'
 import { SettledCard } from '../../agent_inbox/settled_card'
-import { cardTitle, formatTime, nameOf, settledWords, shortId } from '../../agent_inbox/words'
+import {
+  cardTitle,
+  formatTime,
+  nameOf,
+  settledWords,
+  shortId,
+  useWords,
+} from '../../agent_inbox/words'
 import '../../agent_inbox/inbox.css'
 import '../../agent_inbox/controls.css'
 
 export default function AgentInbox(props: InboxProps) {
+  useWords(props)
   const [session] = useState(() => new InboxSession(router, (next) => setView(next)))
   const [view, setView] = useState(session.view)
   session.sync(props)

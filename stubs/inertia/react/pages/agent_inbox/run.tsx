@@ -21,7 +21,15 @@ import { useLiveStep, useLiveUpdates, DEFAULT_POLL_INTERVAL } from '../../agent_
 import { liveStepTitle } from '../../agent_inbox/live_step'
 import { PageRoot, InboxNav, LiveNote } from '../../agent_inbox/page_parts'
 import { showEntry, sightNote } from '../../agent_inbox/timeline'
-import { formatTime, inboxLinks, isFinished, nameOf, shortId } from '../../agent_inbox/words'
+import {
+  formatTime,
+  inboxLinks,
+  isFinished,
+  nameOf,
+  shortId,
+  useWords,
+  type PageWords,
+} from '../../agent_inbox/words'
 import '../../agent_inbox/inbox.css'
 import '../../agent_inbox/controls.css'
 
@@ -34,7 +42,7 @@ type RunPageProps = {
   inboxUrl: string
   /** How often (ms) to look for changes without Transmit while the run moves; 0: never */
   pollInterval?: number
-}
+} & PageWords
 
 export default function AgentRunPage({
   person,
@@ -43,7 +51,9 @@ export default function AgentRunPage({
   people,
   inboxUrl,
   pollInterval,
+  ...language
 }: RunPageProps) {
+  useWords(language)
   const { run, entries } = timeline
   const links = inboxLinks(inboxUrl)
   const finished = isFinished(run.status)
