@@ -11,6 +11,7 @@
 import type { UIMessage } from 'ai'
 import { headStatus } from 'adonis-agent-inbox/chat/client'
 import type { ChatState, People, ReplyFeedback, RowCard } from 'adonis-agent-inbox/types'
+import { t } from './words'
 
 /** The chat page's props, as the package's ChatController renders them */
 export type ChatProps = {
@@ -70,12 +71,11 @@ export function composerState(
   chat: ChatState | null,
   streaming: boolean
 ): { open: boolean; note: string | null } {
-  if (streaming) return { open: false, note: 'The agent is answering…' }
+  if (streaming) return { open: false, note: t('page.chat.answering') }
   const status = chat ? headStatus(chat) : null
-  if (status === 'waiting')
-    return { open: false, note: 'Answer what the agent asked above to go on.' }
+  if (status === 'waiting') return { open: false, note: t('page.chat.answer_above') }
   if (status === 'queued' || status === 'running') {
-    return { open: false, note: 'The agent is answering…' }
+    return { open: false, note: t('page.chat.answering') }
   }
   return { open: true, note: null }
 }

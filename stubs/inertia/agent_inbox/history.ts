@@ -6,8 +6,8 @@
  * inertia/agent_inbox/.
  */
 
-import type { HistoryFilters, People } from 'adonis-agent-inbox/types'
-import { nameOf } from './words'
+import type { HistoryFilters, People, RunSummary } from 'adonis-agent-inbox/types'
+import { formatTime, kindWord, nameOf, statusWord, t } from './words'
 
 /** One filter of the form: a select (`options`) or a day */
 export type HistoryChoice = {
@@ -39,49 +39,74 @@ export function historyChoices(props: {
   const choices: HistoryChoice[] = [
     {
       name: 'view',
-      label: 'Show',
+      label: t('page.history.show'),
       value: filters.view,
       options: [
-        { value: 'rows', label: 'Rows settled' },
-        { value: 'runs', label: 'Runs finished' },
+        { value: 'rows', label: t('page.history.rows_settled') },
+        { value: 'runs', label: t('page.history.runs_finished') },
       ],
     },
     {
       name: 'agent',
-      label: 'Agent',
+      label: t('page.history.agent'),
       value: filters.agent ?? '',
-      options: [any('Any agent'), ...props.agents.map((agent) => ({ value: agent, label: agent }))],
+      options: [
+        any(t('page.history.any_agent')),
+        ...props.agents.map((agent) => ({ value: agent, label: agent })),
+      ],
     },
     {
       name: 'status',
-      label: 'Status',
+      label: t('page.history.status'),
       value: filters.status ?? '',
       options: [
-        any('Any status'),
-        ...props.statuses.map((status) => ({ value: status, label: status })),
+        any(t('page.history.any_status')),
+        ...props.statuses.map((status) => ({ value: status, label: statusWord(status) })),
       ],
     },
   ]
   if (rows) {
-    const by = [any('Anyone'), { value: person, label: `You (${nameOf(props.people, person)})` }]
+    const by = [
+      any(t('page.history.anyone')),
+      { value: person, label: t('page.history.you', { name: nameOf(props.people, person) }) },
+    ]
     if (filters.by && filters.by !== person) {
       by.push({ value: filters.by, label: nameOf(props.people, filters.by) })
     }
     choices.push(
       {
         name: 'kind',
-        label: 'Kind',
+        label: t('page.history.kind'),
         value: filters.kind ?? '',
-        options: [any('Any kind'), ...props.kinds.map((kind) => ({ value: kind, label: kind }))],
+        options: [
+          any(t('page.history.any_kind')),
+          ...props.kinds.map((kind) => ({ value: kind, label: kindWord(kind) })),
+        ],
       },
-      { name: 'by', label: 'Settled by', value: filters.by ?? '', options: by }
+      { name: 'by', label: t('page.history.settled_by'), value: filters.by ?? '', options: by }
     )
   }
   choices.push(
-    { name: 'from', label: 'From', value: filters.from ?? '' },
-    { name: 'to', label: 'To', value: filters.to ?? '' }
+    { name: 'from', label: t('page.history.from'), value: filters.from ?? '' },
+    { name: 'to', label: t('page.history.to'), value: filters.to ?? '' }
   )
   return choices
+}
+
+/**
+ * The line under a finished run: whose it was, when it ended, its error code.
+ *
+ * @example
+ * finishedRunLine(run, people) // 'for Ada Lovelace · ended 10:05 · E_PROVIDER'
+ */
+export function finishedRunLine(run: RunSummary, people: People): string {
+  return [
+    t('page.run.for', { name: nameOf(people, run.ownerId) }),
+    t('page.run.ended', { time: formatTime(run.finishedAt) }),
+    run.errorCode ?? '',
+  ]
+    .filter(Boolean)
+    .join(' · ')
 }
 
 /**

@@ -28,7 +28,7 @@ import {
 } from './feedback'
 import { listGroups, type SettledNote } from './rows'
 import type { GrantItem } from './governance'
-import { cardTitle, inboxLinks, isFinished, settledWords } from './words'
+import { cardTitle, inboxLinks, isFinished, settledWords, t } from './words'
 
 /** The props the package's controller gives the inbox page */
 export type InboxProps = {
@@ -302,7 +302,9 @@ export class InboxSession {
           const card = this.#known.get(result.rowId)?.card
           const what = card ? cardTitle(card) : result.rowId
           const why = isConflict(result.error)
-            ? `already settled by ${settledWords(conflictSettlement(result.error), this.#people)}`
+            ? t('page.bulk.already_settled', {
+                who: settledWords(conflictSettlement(result.error), this.#people),
+              })
             : errorMessage(result.error)
           refused.push(`${what} — ${why}`)
         }
@@ -310,12 +312,12 @@ export class InboxSession {
       const done = results.length - refused.length
       this.#set({
         selected: new Set(),
-        bulkNotice: `Settled ${done} of ${results.length}.`,
+        bulkNotice: t('page.bulk.settled', { done, total: results.length }),
         alert: refused.length
           ? {
               error: {
                 status: 0,
-                errors: [{ code: 'E_BULK', message: 'Some rows were not settled:' }],
+                errors: [{ code: 'E_BULK', message: t('page.bulk.some_refused') }],
               },
               card: null,
               lines: refused,

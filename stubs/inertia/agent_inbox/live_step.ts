@@ -11,6 +11,7 @@
 
 import { runChannel } from 'adonis-agent-inbox/questions/client'
 import type { StepMessage } from 'adonis-agent-inbox/types'
+import { t } from './words'
 import { subscribe } from './live_client'
 
 /** What the page shows of the step streaming now */
@@ -67,7 +68,9 @@ export function nextLiveStep(
 
 /** The live step's heading */
 export function liveStepTitle(step: LiveStep): string {
-  return step.committed ? `Step ${step.step}, saved` : `Step ${step.step}, the model is answering…`
+  return t(step.committed ? 'page.live_step.saved' : 'page.live_step.answering', {
+    step: step.step,
+  })
 }
 
 /**

@@ -10,11 +10,12 @@
 import type {
   People,
   RunSight,
+  RunTimeline,
   TimelineAction,
   TimelineEntry,
   TimelineEffect,
 } from 'adonis-agent-inbox/types'
-import { formatTime, nameOf, outcomeLines, settledWords, shownValue } from './words'
+import { formatTime, nameOf, outcomeLines, settledWords, shownValue, t, tCount } from './words'
 import { auditText } from './governance'
 import { changeView } from './changes'
 
@@ -36,22 +37,20 @@ export type ShownEntry = {
   facts: { label: string; value: string }[]
 }
 
-function plural(count: number, word: string): string {
-  return `${count} ${word}${count === 1 ? '' : 's'}`
-}
-
 /**
  * What became of an effect that followed an action's commit.
  */
 function effectWords(effect: TimelineEffect): string {
-  const tries = plural(effect.attempts, 'attempt')
+  const tries = tCount(effect.attempts, 'page.effect.attempts_one', 'page.effect.attempts_many')
   const said =
     effect.status === 'done'
-      ? `delivered ${formatTime(effect.doneAt)} (${tries})`
+      ? t('page.effect.done', { time: formatTime(effect.doneAt), tries })
       : effect.status === 'failed'
-        ? `given up after ${tries}: ${effect.lastError ?? 'it failed'}`
-        : `waiting to be delivered again (${tries} so far${effect.lastError ? `; last error: ${effect.lastError}` : ''})`
-  return `${said} · key ${effect.idempotencyKey}`
+        ? t('page.effect.failed', { tries, error: effect.lastError ?? t('page.effect.it_failed') })
+        : effect.lastError
+          ? t('page.effect.waiting_error', { tries, error: effect.lastError })
+          : t('page.effect.waiting', { tries })
+  return t('page.effect.key', { said, key: effect.idempotencyKey })
 }
 
 /**
@@ -69,37 +68,49 @@ export function actionFacts(
 ): { label: string; value: string }[] {
   const facts = [
     {
-      label: 'Ran',
-      value: action.transactional
-        ? 'In one transaction with its writes: they commit with its result, or not at all'
-        : 'Outside a transaction: at most once',
+      label: t('page.action.ran'),
+      value: t(action.transactional ? 'page.action.in_transaction' : 'page.action.outside'),
     },
   ]
   if (action.startedAt) {
     const again =
       action.starts > 1
-        ? ` · ${plural(action.starts, 'start')}: ${plural(action.starts - 1, 'start')} rolled back when a process stopped, then run again`
+        ? t('page.action.again', {
+            starts: tCount(action.starts, 'page.action.starts_one', 'page.action.starts_many'),
+            again: tCount(action.starts - 1, 'page.action.starts_one', 'page.action.starts_many'),
+          })
         : ''
-    facts.push({ label: 'Started', value: `${formatTime(action.startedAt)}${again}` })
+    facts.push({
+      label: t('page.action.started'),
+      value: `${formatTime(action.startedAt)}${again}`,
+    })
   }
   const at = formatTime(action.executedAt)
   if (execution === 'succeeded') {
-    facts.push({ label: action.transactional ? 'Committed' : 'Finished', value: at })
+    facts.push({
+      label: t(action.transactional ? 'page.action.committed' : 'page.action.finished'),
+      value: at,
+    })
   } else if (execution === 'failed') {
     facts.push({
-      label: 'Failed',
-      value: action.transactional ? `${at}, its writes rolled back` : at,
+      label: t('page.action.failed'),
+      value: action.transactional ? t('page.action.failed_rolled_back', { time: at }) : at,
     })
   } else if (execution === 'interrupted') {
-    facts.push({ label: 'Interrupted', value: at })
+    facts.push({ label: t('page.action.interrupted'), value: at })
   } else if (execution === 'running') {
-    facts.push({ label: 'Running', value: 'now, or in a process that stopped' })
+    facts.push({ label: t('page.action.running'), value: t('page.action.running_now') })
   } else if (action.transactional) {
-    facts.push({ label: 'Rolled back', value: 'its process stopped while it ran; it runs again' })
+    facts.push({ label: t('page.action.rolled_back'), value: t('page.action.runs_again') })
   }
-  if (action.idempotencyKey) facts.push({ label: 'Idempotency key', value: action.idempotencyKey })
+  if (action.idempotencyKey) {
+    facts.push({ label: t('page.action.idempotency_key'), value: action.idempotencyKey })
+  }
   for (const effect of action.effects) {
-    facts.push({ label: `After the commit: ${effect.name}`, value: effectWords(effect) })
+    facts.push({
+      label: t('page.action.effect', { name: effect.name }),
+      value: effectWords(effect),
+    })
   }
   return facts
 }
@@ -119,12 +130,13 @@ export function pendingQuestionLines(row: NonNullable<TimelineCall['row']>): str
   for (const question of set.questions) {
     const defaults = question.defaults ?? []
     const choices = question.options?.map(
-      (option) => `${option.label}${defaults.includes(option.value) ? ' (default)' : ''}`
+      (option) =>
+        `${option.label}${defaults.includes(option.value) ? t('page.outcome.default_mark') : ''}`
     )
     const offered = choices?.length
       ? choices.join(' · ')
       : defaults.length
-        ? `Default: ${defaults.join(', ')}`
+        ? t('page.timeline.default', { values: defaults.join(', ') })
         : ''
     lines.push(`${question.prompt} ${offered}`.trim())
   }
@@ -135,13 +147,31 @@ type TimelineCall = Extract<TimelineEntry, { type: 'call' }>
 
 function callTitle(entry: TimelineCall): string {
   const kind = entry.row?.kind
-  if (kind === 'intake') return 'Intake form'
+  if (kind === 'intake') return t('page.timeline.intake')
   if (kind === 'ask') {
     const count = entry.row?.questionSet?.questions.length ?? 0
-    return count === 1 ? 'The agent asked a question' : `The agent asked ${count} questions`
+    return tCount(count, 'page.timeline.asked_one', 'page.timeline.asked_many')
   }
-  if (kind === 'action') return `Action ${entry.toolName}`
-  return `Tool ${entry.toolName}`
+  if (kind === 'action') return t('page.timeline.action', { tool: entry.toolName })
+  return t('page.timeline.tool', { tool: entry.toolName })
+}
+
+/**
+ * The line under a run page's heading: whose run it is, when it started
+ * and ended, and its attempt after the first.
+ *
+ * @example
+ * runLine(run, people) // 'for Ada Lovelace · started 10:02 · ended 10:05 · attempt 2'
+ */
+export function runLine(run: RunTimeline['run'], people: People): string {
+  return [
+    t('page.run.for', { name: nameOf(people, run.ownerId) }),
+    t('page.run.started', { time: formatTime(run.createdAt) }),
+    run.finishedAt ? t('page.run.ended', { time: formatTime(run.finishedAt) }) : '',
+    run.attempt > 1 ? t('page.run.attempt', { attempt: run.attempt }) : '',
+  ]
+    .filter(Boolean)
+    .join(' · ')
 }
 
 /**
@@ -154,7 +184,7 @@ function callTitle(entry: TimelineCall): string {
  */
 export function sightNote(sight: RunSight | undefined, owner: string): string | null {
   if (sight !== 'rows') return null
-  return `Only the calls you were asked to decide are shown: the run's input and its other steps stay with ${owner}.`
+  return t('page.timeline.sight', { owner })
 }
 
 /**
@@ -180,25 +210,29 @@ export function showEntry(
   }
   switch (entry.type) {
     case 'input':
-      return { ...shown, title: 'The run started', blocks: [{ label: 'Input', text: entry.text }] }
+      return {
+        ...shown,
+        title: t('page.timeline.started'),
+        blocks: [{ label: t('page.timeline.input'), text: entry.text }],
+      }
     case 'step':
       return {
         ...shown,
-        title: `Step ${entry.step}: the model answered`,
-        lines: [entry.text.trim() || 'No text: it called tools.'],
+        title: t('page.timeline.step', { step: entry.step }),
+        lines: [entry.text.trim() || t('page.timeline.no_text')],
       }
     case 'end':
       if (entry.status === 'completed') {
         return {
           ...shown,
-          title: 'The run completed',
+          title: t('page.timeline.completed'),
           status: 'completed',
-          blocks: entry.text ? [{ label: 'Final answer', text: entry.text }] : [],
+          blocks: entry.text ? [{ label: t('page.timeline.final_answer'), text: entry.text }] : [],
         }
       }
       return {
         ...shown,
-        title: entry.status === 'failed' ? 'The run failed' : 'The run was cancelled',
+        title: t(entry.status === 'failed' ? 'page.timeline.failed' : 'page.timeline.cancelled'),
         status: entry.status,
         lines: [entry.errorCode, entry.error].filter((line): line is string => Boolean(line)),
       }
@@ -206,35 +240,41 @@ export function showEntry(
       const row = entry.row
       const blocks: ShownEntry['blocks'] = []
       if (!row?.questionSet && entry.args !== null) {
-        blocks.push({ label: 'Args', text: shownValue(entry.args) })
+        blocks.push({ label: t('page.timeline.args'), text: shownValue(entry.args) })
       }
       const result = entry.result as { value?: unknown; error?: string } | null
       if (result && 'error' in result) {
-        blocks.push({ label: 'Error', text: String(result.error) })
+        blocks.push({ label: t('page.timeline.error'), text: String(result.error) })
       } else if (result && 'value' in result) {
-        blocks.push({ label: 'Returned', text: shownValue(result.value) })
+        blocks.push({ label: t('page.timeline.returned'), text: shownValue(result.value) })
       } else if (entry.output && !row?.questionSet) {
-        blocks.push({ label: 'The model read', text: entry.output.value })
+        blocks.push({ label: t('page.timeline.model_read'), text: entry.output.value })
       }
       const lines: string[] = []
       if (row?.status === 'pending') {
-        lines.push(`Waiting for ${nameOf(people, owner)}.`, ...pendingQuestionLines(row))
+        lines.push(t('page.timeline.waiting', { name: nameOf(people, owner) }))
+        lines.push(...pendingQuestionLines(row))
         // What changed since it was asked (./changes.ts), as the inbox's card says it
         const change = changeView(row)
-        if (change) lines.push(`Changed since it was asked: ${change.title}. ${change.detail}`)
+        if (change)
+          lines.push(t('page.timeline.changed', { title: change.title, detail: change.detail }))
       } else if (row?.settled) {
         lines.push(...outcomeLines(row))
-        if (row.status !== 'auto') lines.push(`By ${settledWords(row.settled, people)}.`)
+        if (row.status !== 'auto') {
+          lines.push(t('page.timeline.by', { who: settledWords(row.settled, people) }))
+        }
       }
       if (entry.execution === 'interrupted') {
-        lines.push('Interrupted: the process stopped while it ran; it was not run again.')
+        lines.push(t('page.timeline.interrupted'))
       }
-      if (entry.execution === 'refused') lines.push('Refused: its approval did not verify.')
+      if (entry.execution === 'refused') lines.push(t('page.timeline.refused'))
       const audit = auditText(entry.audit, people, formatTime)
-      if (audit) blocks.push({ label: 'Audit log', text: audit })
+      if (audit) blocks.push({ label: t('page.timeline.audit'), text: audit })
       return {
         ...shown,
-        title: callTitle(entry) + (entry.attempt < attempt ? ` (attempt ${entry.attempt})` : ''),
+        title:
+          callTitle(entry) +
+          (entry.attempt < attempt ? t('page.timeline.attempt', { attempt: entry.attempt }) : ''),
         lines,
         blocks,
         pendingRowId: row?.status === 'pending' ? row.id : null,

@@ -48,6 +48,21 @@ export function t(key: PageWordKey, data: Record<string, string | number> = {}):
   )
 }
 
+/**
+ * A run's or a row's status (`completed`, `pending`) in the page's words;
+ * a status the pages have no word for, as it is.
+ */
+export function statusWord(status: string): string {
+  const key = `page.status.${status}`
+  return key in PAGE_WORDS ? t(key as PageWordKey) : status
+}
+
+/** A row's kind (`ask`, `action`, `intake`) in the page's words */
+export function kindWord(kind: string): string {
+  const key = `page.kind.${kind}`
+  return key in PAGE_WORDS ? t(key as PageWordKey) : kind
+}
+
 /** `one` or `many` by count, the count filled in */
 export function tCount(count: number, one: PageWordKey, many: PageWordKey): string {
   return t(count === 1 ? one : many, { count: count.toLocaleString(pageLocale()) })
@@ -70,13 +85,12 @@ export function formatTime(iso: string | null | undefined): string {
  * The heading of a card, by what it asks.
  */
 export function cardTitle(card: RowCard): string {
-  if (card.action?.link !== undefined) return `${card.toolName} asks you to open a link`
-  if (card.kind === 'intake') return 'Before the agent starts'
+  if (card.action?.link !== undefined) return t('page.title.link', { tool: card.toolName })
+  if (card.kind === 'intake') return t('page.title.intake')
   if (card.questionSet) {
-    const count = card.questionSet.questions.length
-    return count === 1 ? 'The agent asks' : `The agent asks ${count} questions`
+    return tCount(card.questionSet.questions.length, 'page.title.asks_one', 'page.title.asks_many')
   }
-  return `Approve ${card.toolName}?`
+  return t('page.title.approve', { tool: card.toolName })
 }
 
 /**
@@ -103,9 +117,9 @@ export function linkTarget(url: string): { href: string | null; text: string } {
  * What happens to a pending row when it expires.
  */
 export function expiryWords(card: RowCard): string {
-  if (card.onExpiry === 'cancel') return 'the run is cancelled'
-  if (card.onExpiry === 'reject' || !card.questionSet) return 'rejected'
-  return 'defaults are used'
+  if (card.onExpiry === 'cancel') return t('page.expiry.cancel')
+  if (card.onExpiry === 'reject' || !card.questionSet) return t('page.expiry.reject')
+  return t('page.expiry.defaults')
 }
 
 /**
@@ -180,25 +194,27 @@ export function outcomeLines(card: RowCard): string[] {
   if (!outcome) return []
   const lines: string[] = []
   if (outcome.kind === 'answers') {
-    if (outcome.expired) lines.push('Nobody answered in time: the defaults were used.')
-    else if (outcome.skipped) lines.push('Skipped: the defaults were used.')
+    if (outcome.expired) lines.push(t('page.outcome.expired_answers'))
+    else if (outcome.skipped) lines.push(t('page.outcome.skipped'))
     for (const question of card.questionSet?.questions ?? []) {
       const values = outcome.answers[question.id] ?? []
       const labels = values.map(
         (value) => question.options?.find((option) => option.value === value)?.label ?? value
       )
-      const defaulted = outcome.defaulted.includes(question.id) ? ' (default)' : ''
+      const defaulted = outcome.defaulted.includes(question.id)
+        ? t('page.outcome.default_mark')
+        : ''
       lines.push(`${question.prompt} ${labels.join(', ') || '—'}${defaulted}`)
     }
     return lines
   }
-  if (outcome.expired) lines.push('Nobody approved in time: rejected.')
-  else lines.push(outcome.approved ? 'Approved' : 'Rejected')
-  if (outcome.reason) lines.push(`Reason: ${outcome.reason}`)
+  if (outcome.expired) lines.push(t('page.outcome.expired_decision'))
+  else lines.push(t(outcome.approved ? 'page.outcome.approved' : 'page.outcome.rejected'))
+  if (outcome.reason) lines.push(t('page.outcome.reason', { reason: outcome.reason }))
   if (outcome.editedInput !== undefined) {
     const form = argsForm(card.action?.schema)
     lines.push(
-      'With edited args:',
+      t('page.outcome.edited'),
       ...argsChangeLines(card.action?.args, outcome.editedInput, form)
     )
   }

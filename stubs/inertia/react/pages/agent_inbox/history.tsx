@@ -12,15 +12,20 @@ import { Head } from '@inertiajs/react'
 import { useId } from 'react'
 import type { HistoryFilters, People, RowCard, RunSummary } from 'adonis-agent-inbox/types'
 import { PageRoot, InboxNav } from '../../agent_inbox/page_parts'
-import { historyChoices, nextPageUrl, viewChanged } from '../../agent_inbox/history'
+import {
+  finishedRunLine,
+  historyChoices,
+  nextPageUrl,
+  viewChanged,
+} from '../../agent_inbox/history'
 import {
   cardTitle,
-  formatTime,
   inboxLinks,
-  nameOf,
   outcomeLines,
   settledWords,
   shortId,
+  statusWord,
+  t,
   useWords,
   type PageWords,
 } from '../../agent_inbox/words'
@@ -51,18 +56,23 @@ export default function AgentHistory(props: HistoryPageProps) {
 
   return (
     <PageRoot>
-      <Head title="History" />
+      <Head title={t('page.history.title')} />
       <header className="ai-header">
         <div>
-          <h1>History</h1>
+          <h1>{t('page.history.title')}</h1>
           <p className="ai-muted">
-            {filters.view === 'rows' ? 'Rows settled' : 'Runs finished'}, newest first
+            {t(filters.view === 'rows' ? 'page.history.rows_newest' : 'page.history.runs_newest')}
           </p>
         </div>
       </header>
       <InboxNav links={links} current="history" />
 
-      <form className="ai-filters" method="get" action={links.history} aria-label="Filters">
+      <form
+        className="ai-filters"
+        method="get"
+        action={links.history}
+        aria-label={t('page.history.filters')}
+      >
         {choices.map((choice) => (
           <div key={choice.name} className="ai-field">
             <label className="ai-prompt" htmlFor={`${id}-${choice.name}`}>
@@ -97,38 +107,43 @@ export default function AgentHistory(props: HistoryPageProps) {
         ))}
         <div className="ai-actions">
           <button type="submit" className="ai-button ai-primary">
-            Show
+            {t('page.history.show')}
           </button>
           <a className="ai-link" href={links.history}>
-            Clear
+            {t('page.history.clear')}
           </a>
         </div>
       </form>
 
       {empty && (
         <section className="ai-empty" aria-labelledby={`${id}-empty`}>
-          <h2 id={`${id}-empty`}>Nothing here</h2>
-          <p className="ai-muted">Nothing settled or finished matches these filters.</p>
+          <h2 id={`${id}-empty`}>{t('page.history.empty_title')}</h2>
+          <p className="ai-muted">{t('page.history.empty_text')}</p>
         </section>
       )}
 
       {filters.view === 'rows' && rows.length > 0 && (
-        <ul className="ai-history" aria-label="Rows settled">
+        <ul className="ai-history" aria-label={t('page.history.rows_settled')}>
           {rows.map(({ card, run }) => (
             <li key={card.id} className="ai-card ai-card-settled" data-row-id={card.id}>
               <h2 className="ai-entry-title">
                 {cardTitle(card)}
-                <span className={`ai-chip ai-run-${card.status}`}>{card.status}</span>
+                <span className={`ai-chip ai-run-${card.status}`}>{statusWord(card.status)}</span>
               </h2>
               <p className="ai-meta ai-muted">
                 {run ? (
                   <a className="ai-link" href={links.run(run.id)}>
-                    {run.agent} run {shortId(run.id)}
+                    {t('page.history.agent_run', { agent: run.agent, id: shortId(run.id) })}
                   </a>
                 ) : (
                   card.toolName
                 )}
-                {card.settled && <span> · by {settledWords(card.settled, people)}</span>}
+                {card.settled && (
+                  <span>
+                    {' '}
+                    · {t('page.history.by', { who: settledWords(card.settled, people) })}
+                  </span>
+                )}
               </p>
               {outcomeLines(card).map((line, index) => (
                 <p key={index}>{line}</p>
@@ -139,19 +154,16 @@ export default function AgentHistory(props: HistoryPageProps) {
       )}
 
       {filters.view === 'runs' && runs.length > 0 && (
-        <ul className="ai-history" aria-label="Runs finished">
+        <ul className="ai-history" aria-label={t('page.history.runs_finished')}>
           {runs.map((run) => (
             <li key={run.id} className="ai-card ai-card-settled" data-run-id={run.id}>
               <h2 className="ai-entry-title">
                 <a className="ai-link" href={links.run(run.id)}>
-                  {run.agent} run {shortId(run.id)}
+                  {t('page.history.agent_run', { agent: run.agent, id: shortId(run.id) })}
                 </a>
-                <span className={`ai-chip ai-run-${run.status}`}>{run.status}</span>
+                <span className={`ai-chip ai-run-${run.status}`}>{statusWord(run.status)}</span>
               </h2>
-              <p className="ai-meta ai-muted">
-                for {nameOf(people, run.ownerId)} · ended {formatTime(run.finishedAt)}
-                {run.errorCode ? ` · ${run.errorCode}` : ''}
-              </p>
+              <p className="ai-meta ai-muted">{finishedRunLine(run, people)}</p>
             </li>
           ))}
         </ul>
@@ -160,7 +172,7 @@ export default function AgentHistory(props: HistoryPageProps) {
       {next && (
         <p>
           <a className="ai-link" href={nextPageUrl(links.history, filters, next)}>
-            Older
+            {t('page.history.older')}
           </a>
         </p>
       )}

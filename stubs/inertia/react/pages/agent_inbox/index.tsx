@@ -42,6 +42,8 @@ import {
   nameOf,
   settledWords,
   shortId,
+  statusWord,
+  t,
   useWords,
 } from '../../agent_inbox/words'
 import '../../agent_inbox/inbox.css'
@@ -87,15 +89,21 @@ export default function AgentInbox(props: InboxProps) {
       onFocus={(event) => session.setEditing(isEditing(event.target))}
       onBlur={(event) => session.setEditing(isEditing(event.relatedTarget))}
     >
-      <Head title={pendingCount > 0 ? `Inbox (${pendingCount})` : 'Inbox'} />
+      <Head
+        title={
+          pendingCount > 0
+            ? t('page.inbox.title_count', { count: pendingCount })
+            : t('page.inbox.title')
+        }
+      />
       <header className="ai-header">
         <div>
-          <h1>Inbox</h1>
+          <h1>{t('page.inbox.title')}</h1>
           <p className="ai-muted">
-            Signed in as <strong>{nameOf(people, person)}</strong> ·{' '}
+            {t('page.inbox.signed_in_as')} <strong>{nameOf(people, person)}</strong> ·{' '}
             {pendingCount === 0
-              ? 'nothing pending'
-              : `${pendingCount} waiting for you, oldest first`}
+              ? t('page.inbox.nothing_pending')
+              : t('page.inbox.waiting', { count: pendingCount })}
           </p>
         </div>
         <LiveNote live={live} />
@@ -124,7 +132,7 @@ export default function AgentInbox(props: InboxProps) {
             )}
           </div>
           <button type="button" className="ai-link" onClick={() => session.dismissAlert()}>
-            Dismiss
+            {t('page.inbox.dismiss')}
           </button>
         </div>
       )}
@@ -133,7 +141,10 @@ export default function AgentInbox(props: InboxProps) {
         {view.bulkNotice && <p>{view.bulkNotice}</p>}
         {latest && (
           <p>
-            Settled: {cardTitle(latest.card)} — by {settledWords(latest, people)}.
+            {t('page.inbox.settled_note', {
+              title: cardTitle(latest.card),
+              who: settledWords(latest, people),
+            })}
           </p>
         )}
       </div>
@@ -164,11 +175,15 @@ export default function AgentInbox(props: InboxProps) {
               <h2 id={`group-${key}-title`} className="ai-run-title">
                 <span className="ai-agent">{run.agent}</span>
                 <a className="ai-muted ai-mono ai-link" href={links.run(run.id)} title={run.id}>
-                  run {shortId(run.id)}
+                  {t('page.run.short', { id: shortId(run.id) })}
                 </a>
-                <span className={`ai-chip ai-run-status ai-run-${run.status}`}>{run.status}</span>
+                <span className={`ai-chip ai-run-status ai-run-${run.status}`}>
+                  {statusWord(run.status)}
+                </span>
                 {run.ownerId && run.ownerId !== person && (
-                  <span className="ai-muted">for {nameOf(people, run.ownerId)}</span>
+                  <span className="ai-muted">
+                    {t('page.inbox.for', { name: nameOf(people, run.ownerId) })}
+                  </span>
                 )}
               </h2>
             ) : (
@@ -224,11 +239,11 @@ export default function AgentInbox(props: InboxProps) {
       {/* Below the rows just settled, which keep their place until the page reloads */}
       {pendingCount === 0 && (
         <section className="ai-empty" aria-labelledby="ai-empty-title">
-          <h2 id="ai-empty-title">Nothing waits for you</h2>
+          <h2 id="ai-empty-title">{t('page.inbox.empty_title')}</h2>
           <p className="ai-muted">
-            When an agent needs an answer or an approval, it appears here.{' '}
+            {t('page.inbox.empty_text')}{' '}
             <a className="ai-link" href={links.history}>
-              See what was settled
+              {t('page.inbox.see_settled')}
             </a>
           </p>
         </section>

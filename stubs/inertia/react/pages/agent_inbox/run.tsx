@@ -20,13 +20,15 @@ import type { People, RunSight, RunTimeline } from 'adonis-agent-inbox/types'
 import { useLiveStep, useLiveUpdates, DEFAULT_POLL_INTERVAL } from '../../agent_inbox/live_updates'
 import { liveStepTitle } from '../../agent_inbox/live_step'
 import { PageRoot, InboxNav, LiveNote } from '../../agent_inbox/page_parts'
-import { showEntry, sightNote } from '../../agent_inbox/timeline'
+import { runLine, showEntry, sightNote } from '../../agent_inbox/timeline'
 import {
   formatTime,
   inboxLinks,
   isFinished,
   nameOf,
   shortId,
+  statusWord,
+  t,
   useWords,
   type PageWords,
 } from '../../agent_inbox/words'
@@ -71,19 +73,18 @@ export default function AgentRunPage({
 
   return (
     <PageRoot data-live={live} data-run-status={run.status}>
-      <Head title={`Run ${shortId(run.id)} · ${run.agent}`} />
+      <Head title={t('page.run.title', { id: shortId(run.id), agent: run.agent })} />
       <header className="ai-header">
         <div>
           <h1>
-            {run.agent} <span className="ai-muted ai-mono">run {shortId(run.id)}</span>
+            {run.agent}{' '}
+            <span className="ai-muted ai-mono">{t('page.run.short', { id: shortId(run.id) })}</span>
           </h1>
           <p className="ai-muted">
             <span className={`ai-chip ai-run-status ai-run-${run.status}`} role="status">
-              {run.status}
+              {statusWord(run.status)}
             </span>{' '}
-            for {nameOf(people, run.ownerId)} · started {formatTime(run.createdAt)}
-            {run.finishedAt ? ` · ended ${formatTime(run.finishedAt)}` : ''}
-            {run.attempt > 1 ? ` · attempt ${run.attempt}` : ''}
+            {runLine(run, people)}
           </p>
         </div>
         {!finished && <LiveNote live={live} what="steps" />}
@@ -91,7 +92,7 @@ export default function AgentRunPage({
       <InboxNav links={links} current="run" />
       {run.lastError && (
         <p className="ai-alert" role="note">
-          A drive of this run failed and is retried: {run.lastError}
+          {t('page.run.drive_failed', { error: run.lastError })}
         </p>
       )}
       {partial && (
@@ -99,7 +100,7 @@ export default function AgentRunPage({
           {partial}
         </p>
       )}
-      <ol className="ai-timeline" aria-label="What the run did">
+      <ol className="ai-timeline" aria-label={t('page.run.timeline_label')}>
         {entries.map((entry, index) => {
           const shown = showEntry(entry, { people, owner: run.ownerId, attempt: run.attempt })
           return (
@@ -112,7 +113,9 @@ export default function AgentRunPage({
               <h2 className="ai-entry-title">
                 {shown.title}
                 {shown.status && (
-                  <span className={`ai-chip ai-run-${shown.status}`}>{shown.status}</span>
+                  <span className={`ai-chip ai-run-${shown.status}`}>
+                    {statusWord(shown.status)}
+                  </span>
                 )}
               </h2>
               {shown.at && <p className="ai-meta ai-muted">{formatTime(shown.at)}</p>}
@@ -120,7 +123,7 @@ export default function AgentRunPage({
                 <p key={at}>{line}</p>
               ))}
               {shown.facts.length > 0 && (
-                <dl className="ai-facts" aria-label="How it ran">
+                <dl className="ai-facts" aria-label={t('page.run.facts_label')}>
                   {shown.facts.map((fact, at) => (
                     <div key={at}>
                       <dt>{fact.label}</dt>
@@ -138,7 +141,7 @@ export default function AgentRunPage({
               {shown.pendingRowId && (
                 <p>
                   <a className="ai-link" href={links.inbox}>
-                    Answer it in the inbox
+                    {t('page.run.answer_in_inbox')}
                   </a>
                 </p>
               )}
@@ -156,7 +159,9 @@ export default function AgentRunPage({
             {step.text && <p className="ai-live-text">{step.text}</p>}
             {step.toolCalls.map((call) => (
               <div key={call.toolCallId} className="ai-args">
-                <p className="ai-args-label ai-muted">Calling {call.toolName}</p>
+                <p className="ai-args-label ai-muted">
+                  {t('page.run.calling', { tool: call.toolName })}
+                </p>
                 <pre tabIndex={0}>{call.input}</pre>
               </div>
             ))}
