@@ -43,12 +43,18 @@ export async function launchBrowser(): Promise<Browser> {
 }
 
 /**
- * A fresh browser session (its own cookies) on the fixture app.
+ * A fresh browser session (its own cookies) on the fixture app; `locale`
+ * is the browser's language (its Accept-Language), English by default.
  */
-export async function newSession(browser: Browser, baseUrl: string): Promise<BrowserContext> {
+export async function newSession(
+  browser: Browser,
+  baseUrl: string,
+  options: { locale?: string } = {}
+): Promise<BrowserContext> {
   const context = await browser.newContext({
     baseURL: baseUrl,
     viewport: { width: 1100, height: 900 },
+    locale: options.locale,
   })
   context.setDefaultTimeout(15_000)
   return context

@@ -80,9 +80,10 @@ export function useBrowserSuite(
  */
 export async function openInbox(
   suite: BrowserSuite,
-  userId: number
+  userId: number,
+  options: { locale?: string } = {}
 ): Promise<{ session: BrowserContext; page: Page }> {
-  const session = await newSession(suite.browser, suite.fixture.baseUrl)
+  const session = await newSession(suite.browser, suite.fixture.baseUrl, options)
   const page = await session.newPage()
   await signIn(page, userId)
   return { session, page }

@@ -78,6 +78,16 @@ test.group('Words | languages', (group) => {
     )
   })
 
+  test('each French word fills the placeholders its English one fills', ({ assert }) => {
+    const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort()
+    const strays = (Object.keys(en) as (keyof typeof en)[]).filter(
+      (key) => placeholders(fr[key]).join() !== placeholders(en[key]).join()
+    )
+    assert.deepEqual(strays, [])
+    // The pages' words are there too, sent to a French page by renderPage
+    assert.equal(new Words('fr').t('page.inbox.title'), 'Boîte de réception')
+  })
+
   test('a word missing in a language shows in English, never as its key', async ({ assert }) => {
     // No catalogue shipped for German, and the app translated one word only
     const make = async () => manager()
