@@ -16,6 +16,8 @@ import { namePeople } from './access.ts'
 import { LINK_PURPOSE } from './mail_links.ts'
 import { confirmPage, refusedPage, settledPage, votedPage, type LinkAction } from './mail_page.ts'
 import { mayDecide, requestOf } from './visitor.ts'
+import { wordsOf } from '../i18n/words.ts'
+import type { WordKey } from '../i18n/catalogue/en.ts'
 
 const ACTIONS = new Set<LinkAction>(['approve', 'reject', 'confirm'])
 
@@ -29,7 +31,7 @@ export default class MailLinkController {
     const { row, person, action } = opened
     if (row.status !== 'pending') return this.#settled(ctx, row, person)
     const csrf = (ctx.request as unknown as { csrfToken?: string }).csrfToken
-    return this.#html(ctx, 200, confirmPage(row, action, person, csrf))
+    return this.#html(ctx, 200, confirmPage(wordsOf(ctx), row, action, person, csrf))
   }
 
   /** Settles the row as the page showed it */
@@ -53,7 +55,7 @@ export default class MailLinkController {
         requireView: true,
         ...requestOf(ctx),
       })
-      if (settled.status === 'pending') return this.#html(ctx, 200, votedPage())
+      if (settled.status === 'pending') return this.#html(ctx, 200, votedPage(wordsOf(ctx)))
       return this.#settled(ctx, settled, person)
     } catch (error) {
       if (error instanceof AlreadySettledException) {
@@ -61,7 +63,7 @@ export default class MailLinkController {
       }
       if (error instanceof HttpFacingException) {
         const message = error.translatedMessage(HttpFacingException.translatorOf(ctx))
-        return this.#html(ctx, error.status, refusedPage(error.status, message))
+        return this.#html(ctx, error.status, refusedPage(wordsOf(ctx), error.status, message))
       }
       throw error
     }
@@ -72,23 +74,22 @@ export default class MailLinkController {
    * bad or expired signature or a person who may not settle the row now.
    */
   async #open(ctx: HttpContext): Promise<Opened | { page: string }> {
-    const refuse = (status: number, message: string) => ({
-      page: this.#html(ctx, status, refusedPage(status, message)),
+    const words = wordsOf(ctx)
+    const refuse = (status: number, message: WordKey) => ({
+      page: this.#html(ctx, status, refusedPage(words, status, words.t(message))),
     })
-    if (!ctx.request.hasValidSignature(LINK_PURPOSE)) {
-      return refuse(403, 'The link is not valid or has expired. Open the inbox instead.')
-    }
+    if (!ctx.request.hasValidSignature(LINK_PURPOSE)) return refuse(403, 'link.expired')
     const { person, action } = ctx.request.qs()
     const id: unknown = ctx.params.id
     if (!isRowId(id) || typeof person !== 'string' || !ACTIONS.has(action)) {
-      return refuse(403, 'The link is not valid.')
+      return refuse(403, 'link.invalid')
     }
     const agents = await ctx.containerResolver.make('agents.runtime')
     const access = await ctx.containerResolver.make('agents.access')
     const row = await agents.inbox.find(id)
-    if (!row) return refuse(404, 'There is nothing behind this link any more.')
+    if (!row) return refuse(404, 'link.gone')
     if (row.status === 'pending' && !(await mayDecide(ctx, { access, person }, row))) {
-      return refuse(403, 'This is no longer yours to settle: it was handed to someone else.')
+      return refuse(403, 'link.handed_on')
     }
     return { row, person, action }
   }
@@ -97,7 +98,7 @@ export default class MailLinkController {
     const access = await ctx.containerResolver.make('agents.access')
     const names = await namePeople(access, ctx, [row.answeredBy])
     const mine = status === 200 && row.answeredBy === person && row.answeredVia === 'mail'
-    return this.#html(ctx, status, settledPage(row, names, mine))
+    return this.#html(ctx, status, settledPage(wordsOf(ctx), row, names, mine))
   }
 
   #html(ctx: HttpContext, status: number, html: string) {

@@ -19,6 +19,8 @@ import { digestMail, rowMail } from '../../src/notify/mail_text.ts'
 import type { RowNotice } from '../../src/notify/notifier.ts'
 import type { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import { settledMessage } from '../../src/slack/blocks.ts'
+import { confirmPage, refusedPage, settledPage } from '../../src/http/mail_page.ts'
+import { DateTime } from 'luxon'
 
 /** A notice as the mail notifier gets it; the mail text reads only these fields */
 function notice(reason: RowNotice['reason'] = 'created'): RowNotice {
@@ -156,5 +158,31 @@ test.group('Words | languages', (group) => {
     const message = settledMessage(row, 'Ada', new Words('fr'))
     assert.include(message.text, 'Approuvé par Ada via')
     assert.notInclude(message.text, 'Approved by')
+  })
+
+  test("a mail link's pages speak the request's language", ({ assert }) => {
+    const row = {
+      id: 'r1',
+      kind: 'action',
+      status: 'approved',
+      answeredBy: 'ada',
+      answeredVia: 'mail',
+      settledAt: DateTime.fromISO('2026-12-05T17:02:00Z'),
+      toolName: 'deploy',
+      request: { summary: 'Déployer main', args: { branch: 'main' } },
+    } as unknown as ToolCall
+    const french = new Words('fr')
+    const confirm = confirmPage(french, row, 'reject', 'ada')
+    assert.include(confirm, '<html lang="fr">')
+    assert.include(confirm, '<h1>Refuser ?</h1>')
+    assert.include(confirm, 'Motif (facultatif)')
+    assert.include(confirm, 'Rien n’est décidé')
+    const settled = settledPage(french, row, { ada: 'Ada' }, true)
+    assert.include(settled, '<h1>C’est fait</h1>')
+    assert.include(settled, 'Statut de cette approbation : <strong>approuvé</strong>')
+    assert.include(settled, 'le 5 déc. 2026, 17:02 (UTC)')
+    assert.include(refusedPage(french, 403, 'x'), 'Ce lien ne fonctionne pas')
+    // English by default, as before
+    assert.include(settledPage(Words.english, row, {}, false), '<h1>Already settled</h1>')
   })
 })
