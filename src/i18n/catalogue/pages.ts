@@ -123,9 +123,13 @@ export const PAGE_WORDS = {
   'page.bulk.some_refused': 'Some rows were not settled:',
   'page.live_step.saved': 'Step {step}, saved',
   'page.live_step.answering': 'Step {step}, the model is answering…',
+  'page.chat.title': 'Chat with {agent}',
+  'page.chat.conversation': 'Conversation',
+  'page.chat.message': 'Message',
+  'page.chat.send': 'Send',
   'page.chat.answering': 'The agent is answering…',
   'page.chat.answer_above': 'Answer what the agent asked above to go on.',
-  // The inbox, run and history pages (inertia/pages/agent_inbox/)
+  // The inbox, run, history and chat pages (inertia/pages/agent_inbox/)
   'page.inbox.title': 'Inbox',
   'page.inbox.title_count': 'Inbox ({count})',
   'page.inbox.signed_in_as': 'Signed in as',

@@ -38,7 +38,7 @@ import { InboxNav, LiveNote, PageRoot } from '../../agent_inbox/page_parts'
 import { QuestionCard } from '../../agent_inbox/question_card'
 import { settledFromCard } from '../../agent_inbox/rows'
 import { SettledCard } from '../../agent_inbox/settled_card'
-import { formatTime, nameOf, useWords } from '../../agent_inbox/words'
+import { formatTime, nameOf, t, useWords } from '../../agent_inbox/words'
 import '../../agent_inbox/inbox.css'
 import '../../agent_inbox/controls.css'
 
@@ -124,12 +124,12 @@ export default function AgentChat(props: ChatProps) {
       onFocus={(event) => session.setEditing(isEditing(event.target))}
       onBlur={(event) => session.setEditing(isEditing(event.relatedTarget))}
     >
-      <Head title={`Chat with ${props.agent}`} />
+      <Head title={t('page.chat.title', { agent: props.agent })} />
       <header className="ai-header">
         <div>
-          <h1>Chat with {props.agent}</h1>
+          <h1>{t('page.chat.title', { agent: props.agent })}</h1>
           <p className="ai-muted">
-            Signed in as <strong>{nameOf(people, person)}</strong>
+            {t('page.inbox.signed_in_as')} <strong>{nameOf(people, person)}</strong>
           </p>
         </div>
         <LiveNote live={live} what="replies" />
@@ -143,7 +143,7 @@ export default function AgentChat(props: ChatProps) {
             {alertText(view.alert.error, { person, card: view.alert.card, formatTime, people })}
           </p>
           <button type="button" className="ai-link" onClick={() => session.dismissAlert()}>
-            Dismiss
+            {t('page.inbox.dismiss')}
           </button>
         </div>
       )}
@@ -153,7 +153,7 @@ export default function AgentChat(props: ChatProps) {
         </div>
       )}
 
-      <ol className="ai-chat-log" aria-label="Conversation">
+      <ol className="ai-chat-log" aria-label={t('page.chat.conversation')}>
         {chatItems(messages, chat?.rows ?? []).map((item) =>
           item.kind === 'message' ? (
             <li
@@ -198,7 +198,7 @@ export default function AgentChat(props: ChatProps) {
       </ol>
 
       <form className="ai-chat-composer" onSubmit={send}>
-        <label htmlFor="ai-chat-input">Message</label>
+        <label htmlFor="ai-chat-input">{t('page.chat.message')}</label>
         <textarea
           id="ai-chat-input"
           value={text}
@@ -208,7 +208,7 @@ export default function AgentChat(props: ChatProps) {
         />
         {composer.note && <p className="ai-muted">{composer.note}</p>}
         <button type="submit" className="ai-button" disabled={!composer.open || !text.trim()}>
-          Send
+          {t('page.chat.send')}
         </button>
       </form>
     </PageRoot>
