@@ -84,3 +84,14 @@ export const hasConversations = columnsCheck(
   ],
   true
 )
+
+/**
+ * Whether a Slack message records its language (the package's eighth
+ * migration). Assumed absent when the schema cannot be read (a message
+ * posted without it is updated in English), and asked again next time.
+ */
+export const hasSlackLocale = columnsCheck(
+  'slack locale',
+  [['agent_slack_messages', 'locale']],
+  false
+)

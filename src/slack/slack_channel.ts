@@ -15,6 +15,7 @@ import { preparedColumns } from '../persistence/prepared_columns.ts'
 import { rowMessage, settledMessage } from './blocks.ts'
 import { SlackMessage } from './slack_message.ts'
 import { Words, wordsFor } from '../i18n/words.ts'
+import { hasSlackLocale } from '../persistence/schema_features.ts'
 import debug from '../debug.ts'
 
 type Maybe<T> = T | Promise<T>
@@ -57,6 +58,25 @@ export class SlackChannel {
     })
   }
 
+  /**
+   * The words of the row's message a click came from (its conversation's
+   * `ts`): what the channel says back, its modals and refusals, speaks the
+   * language the message was posted in.
+   */
+  async wordsAt(rowId: string | undefined, ts: string | undefined): Promise<Words> {
+    if (!rowId || !ts) return Words.english
+    const message = await SlackMessage.query().where('row_id', rowId).where('ts', ts).first()
+    return this.#wordsOf(message?.locale)
+  }
+
+  /** The words of a message posted in `locale`, the app's own messages first */
+  async #wordsOf(locale: string | null | undefined): Promise<Words> {
+    if (!locale) return Words.english
+    const { default: app } = await import('@adonisjs/core/services/app')
+    // A rejection, not a throw, when the container cannot make i18n: then the package's words
+    return wordsFor(async (binding) => app.container.make(binding as never), locale)
+  }
+
   /** The Web API client; the outbox retries, so the client does not */
   client(): Promise<WebClient> {
     this.#client ??= import('@slack/web-api').then(
@@ -89,6 +109,7 @@ export class SlackChannel {
         channel,
         ts: sent.ts ?? null,
         conversation: sent.channel ?? channel,
+        ...((await hasSlackLocale()) ? { locale: words.locale } : {}),
         createdAt: DateTime.now(),
       })
     } catch (error) {
@@ -112,7 +133,9 @@ export class SlackChannel {
       if (!message.ts) continue
       const channel = message.conversation ?? message.channel
       try {
-        await client.chat.update({ channel, ts: message.ts, ...(settledMessage(row, name) as any) })
+        const words = await this.#wordsOf(message.locale)
+        const update = settledMessage(row, name, words) as any
+        await client.chat.update({ channel, ts: message.ts, ...update })
       } catch (error) {
         debug('slack update of %s in %s failed %O', row.id, channel, error)
         continue

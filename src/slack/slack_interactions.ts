@@ -21,6 +21,7 @@ import { answerModal, modalAnswers, rejectModal, SLACK_ACTIONS, type SlackRef } 
 import { SLACK_SIGNATURE_HEADER, SLACK_TIMESTAMP_HEADER, verifySlackRequest } from './signature.ts'
 import type { SlackChannel } from './slack_channel.ts'
 import { slackText } from './words.ts'
+import type { Words } from '../i18n/words.ts'
 import debug from '../debug.ts'
 
 type Payload = {
@@ -50,15 +51,17 @@ async function settle(
   ctx: HttpContext,
   person: string,
   ref: SlackRef,
-  reply: Reply
+  reply: Reply,
+  words: Words
 ): Promise<Outcome> {
   const agents = await ctx.containerResolver.make('agents.runtime')
   const access = await ctx.containerResolver.make('agents.access')
   const row: ToolCall | null = await agents.inbox.find(ref.row)
-  if (!row) return { ok: false, message: slackText('slack.refused.gone') }
-  if (row.status !== 'pending') return { ok: false, message: slackText('slack.refused.settled') }
+  if (!row) return { ok: false, message: slackText('slack.refused.gone', {}, words) }
+  if (row.status !== 'pending')
+    return { ok: false, message: slackText('slack.refused.settled', {}, words) }
   if (!(await mayDecide(ctx, { access, person }, row))) {
-    return { ok: false, message: slackText('slack.refused.forbidden') }
+    return { ok: false, message: slackText('slack.refused.forbidden', {}, words) }
   }
   try {
     const settled = await agents.inbox.settle(row, reply, {
@@ -71,14 +74,14 @@ async function settle(
     return { ok: true, voted: settled.status === 'pending' }
   } catch (error) {
     if (error instanceof AlreadySettledException) {
-      return { ok: false, message: slackText('slack.refused.settled') }
+      return { ok: false, message: slackText('slack.refused.settled', {}, words) }
     }
     if ((error as { code?: string }).code === 'E_STALE_VIEW') {
-      return { ok: false, message: slackText('slack.refused.stale') }
+      return { ok: false, message: slackText('slack.refused.stale', {}, words) }
     }
     if (error instanceof HttpFacingException) {
       const message = error.translatedMessage(HttpFacingException.translatorOf(ctx))
-      return { ok: false, message: slackText('slack.refused.invalid', { message }) }
+      return { ok: false, message: slackText('slack.refused.invalid', { message }, words) }
     }
     throw error
   }
@@ -114,6 +117,7 @@ export async function handleSlackInteraction(ctx: HttpContext, slack: SlackChann
     return ctx.response.badRequest({ error: 'invalid_payload' })
   }
   const user = payload.user
+  const where = { channel: payload.container?.channel_id, ts: payload.container?.message_ts }
   const person = user
     ? await slack.config.person({ id: user.id, teamId: user.team_id ?? payload.team?.id })
     : null
@@ -122,15 +126,16 @@ export async function handleSlackInteraction(ctx: HttpContext, slack: SlackChann
     const view = payload.view
     const ref = parseRef(view.private_metadata)
     const field = view.callback_id === SLACK_ACTIONS.reject ? 'reason' : firstBlock(view)
+    const words = await slack.wordsAt(ref?.row, ref?.ts)
     const refuse = (message: string) =>
       ctx.response.ok({ response_action: 'errors', errors: { [field]: message } })
-    if (!person) return refuse(slackText('slack.refused.unmapped'))
-    if (!ref) return refuse(slackText('slack.refused.gone'))
+    if (!person) return refuse(slackText('slack.refused.unmapped', {}, words))
+    if (!ref) return refuse(slackText('slack.refused.gone', {}, words))
     const reply: Reply =
       view.callback_id === SLACK_ACTIONS.reject
         ? rejection(view.state.values?.reason?.value?.value)
         : { answers: modalAnswers(view.state.values) }
-    const outcome = await settle(ctx, person, ref, reply)
+    const outcome = await settle(ctx, person, ref, reply, words)
     if (!outcome.ok) return refuse(outcome.message)
     return ctx.response.ok({ response_action: 'clear' })
   }
@@ -138,23 +143,26 @@ export async function handleSlackInteraction(ctx: HttpContext, slack: SlackChann
   if (payload.type !== 'block_actions') return ctx.response.ok('')
   const action = payload.actions?.[0]
   const ref = parseRef(action?.value)
+  const words = await slack.wordsAt(ref?.row, where.ts)
   if (!person) {
-    await tell(payload, slackText('slack.refused.unmapped'))
+    await tell(payload, slackText('slack.refused.unmapped', {}, words))
     return ctx.response.ok('')
   }
   if (!action || !ref) return ctx.response.ok('')
-  const where = { channel: payload.container?.channel_id, ts: payload.container?.message_ts }
   if (action.action_id === SLACK_ACTIONS.reject || action.action_id === SLACK_ACTIONS.answer) {
     const agents = await ctx.containerResolver.make('agents.runtime')
     const row = await agents.inbox.find(ref.row)
     if (!row || row.status !== 'pending') {
-      await tell(payload, slackText(row ? 'slack.refused.settled' : 'slack.refused.gone'))
+      await tell(
+        payload,
+        slackText(row ? 'slack.refused.settled' : 'slack.refused.gone', {}, words)
+      )
       return ctx.response.ok('')
     }
     const modal =
       action.action_id === SLACK_ACTIONS.reject
-        ? rejectModal({ ...ref, ...where })
-        : answerModal(row, { ...ref, ...where })
+        ? rejectModal({ ...ref, ...where }, words)
+        : answerModal(row, { ...ref, ...where }, words)
     const client = await slack.client()
     try {
       await client.views.open({ trigger_id: String(payload.trigger_id), view: modal as any })
@@ -171,9 +179,9 @@ export async function handleSlackInteraction(ctx: HttpContext, slack: SlackChann
         ? { answers: {} }
         : null
   if (!reply) return ctx.response.ok('')
-  const outcome = await settle(ctx, person, ref, reply)
+  const outcome = await settle(ctx, person, ref, reply, words)
   if (!outcome.ok) await tell(payload, outcome.message)
-  else if (outcome.voted) await tell(payload, slackText('slack.voted'))
+  else if (outcome.voted) await tell(payload, slackText('slack.voted', {}, words))
   return ctx.response.ok('')
 }
 

@@ -27,6 +27,10 @@ export class SlackMessage extends BaseModel {
   @column()
   declare conversation: string | null
 
+  /** The language it was posted in, which its settled update speaks (null: English) */
+  @column()
+  declare locale: string | null
+
   @column.dateTime()
   declare createdAt: DateTime
 

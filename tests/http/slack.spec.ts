@@ -25,7 +25,7 @@ async function statusOf(id: string) {
   return row.status
 }
 
-const SLACK_USERS: Record<string, string> = { U_ADA: 'ada', U_BOB: 'bob' }
+const SLACK_USERS: Record<string, string> = { U_ADA: 'ada', U_BOB: 'bob', U_CLAIRE: 'claire' }
 const NAMES: Record<string, string> = { ada: 'Ada', bob: 'Bob' }
 
 async function createSlackApp() {
@@ -180,8 +180,10 @@ test.group(`Slack | ${dbName()}`, (group) => {
     assert.notInclude(JSON.stringify(update.args.blocks), SLACK_ACTIONS.approve)
   })
 
-  test("a row is posted in the person's language", async ({ assert }) => {
-    await app.agents.inbox.open(
+  test("a row is posted in the person's language, and updated in it once settled", async ({
+    assert,
+  }) => {
+    const row = await app.agents.inbox.open(
       { id: null, ownerId: 'claire' },
       { kind: 'action', toolName: 'deploy', args: { branch: 'main' }, summary: 'Deploy main' }
     )
@@ -192,6 +194,33 @@ test.group(`Slack | ${dbName()}`, (group) => {
     assert.include(blocks, 'Approuver deploy : Deploy main')
     assert.include(button(post, SLACK_ACTIONS.reject).text.text, 'Refuser')
     assert.notInclude(blocks, 'slack.')
+    const [message] = await SlackMessage.query().where('row_id', row.id)
+    assert.equal(message.locale, 'fr')
+    // Claire's clicks on it, answered in French: Reject's modal…
+    const clickOnHers = (actionId: string) =>
+      signedInteraction({
+        type: 'block_actions',
+        user: { id: 'U_CLAIRE', team_id: 'T1' },
+        trigger_id: 'trigger.fr',
+        response_url: `${app.fake.url}/response`,
+        container: { channel_id: message.conversation, message_ts: message.ts },
+        actions: [{ action_id: actionId, value: button(post, actionId).value }],
+      })
+    assert.equal(await statusCode(clickOnHers(SLACK_ACTIONS.reject)), 200)
+    const [open] = app.fake.of('views.open')
+    assert.equal(open.args.view.title.text, 'Refuser')
+    assert.include(JSON.stringify(open.args.view.blocks), 'Motif (facultatif)')
+
+    // Settled elsewhere, by another process for all it knows: the update speaks French too
+    await app.agents.inbox.settle(row, { approved: true }, { by: 'bob', via: 'web' })
+    const [update] = app.fake.of('chat.update')
+    assert.include(
+      JSON.stringify(update.args.blocks),
+      'Approuvé dans la boîte de réception par Bob'
+    )
+    // …and a click that comes too late
+    assert.equal(await statusCode(clickOnHers(SLACK_ACTIONS.approve)), 200)
+    assert.equal(app.fake.responses.at(-1)?.text, 'C’était déjà tranché.')
   })
 
   test('Reject opens a modal; its submission rejects with the reason', async ({ assert }) => {
