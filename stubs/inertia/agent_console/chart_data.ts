@@ -8,7 +8,7 @@
  */
 
 import type { DailySeries, DecisionTimes, People, PendingAgeChart } from 'adonis-agent-inbox/types'
-import { nameOf } from '../agent_inbox/words'
+import { kindWord, nameOf, pageLocale, t } from '../agent_inbox/words'
 
 /** A chart's numbers as a table: its caption, column headings and rows of cells */
 export type ChartTable = { caption: string; columns: string[]; rows: string[][] }
@@ -85,17 +85,21 @@ export function formatDuration(ms: number): string {
  * reaches, so the ticks read "12" minutes rather than "720000".
  */
 export function durationUnit(longestMs: number): { name: string; ms: number } {
-  if (longestMs >= 2 * DAY) return { name: 'days', ms: DAY }
-  if (longestMs >= 2 * HOUR) return { name: 'hours', ms: HOUR }
-  if (longestMs >= 2 * MINUTE) return { name: 'minutes', ms: MINUTE }
-  return { name: 'seconds', ms: SECOND }
+  if (longestMs >= 2 * DAY) return { name: t('page.console.unit_days'), ms: DAY }
+  if (longestMs >= 2 * HOUR) return { name: t('page.console.unit_hours'), ms: HOUR }
+  if (longestMs >= 2 * MINUTE) return { name: t('page.console.unit_minutes'), ms: MINUTE }
+  return { name: t('page.console.unit_seconds'), ms: SECOND }
 }
 
 /** A day (`YYYY-MM-DD`, UTC) as the axis and the table name it: "Mar 4" */
 export function dayLabel(day: string): string {
   const at = new Date(`${day}T00:00:00Z`)
   if (Number.isNaN(at.getTime())) return day
-  return at.toLocaleDateString('en', { month: 'short', day: 'numeric', timeZone: 'UTC' })
+  return at.toLocaleDateString(pageLocale()[0] ?? 'en', {
+    month: 'short',
+    day: 'numeric',
+    timeZone: 'UTC',
+  })
 }
 
 /**
@@ -103,9 +107,14 @@ export function dayLabel(day: string): string {
  */
 export function dailyChart(daily: DailySeries): ChartSpec {
   const series: ChartSeries[] = [
-    { label: 'Opened', drawn: daily.opened, values: daily.opened.map(String), color: PALETTE[0] },
     {
-      label: 'Settled',
+      label: t('page.console.opened'),
+      drawn: daily.opened,
+      values: daily.opened.map(String),
+      color: PALETTE[0],
+    },
+    {
+      label: t('page.console.settled'),
       drawn: daily.settled,
       values: daily.settled.map(String),
       color: PALETTE[1],
@@ -113,16 +122,16 @@ export function dailyChart(daily: DailySeries): ChartSpec {
   ]
   return {
     id: 'daily',
-    title: 'Rows opened and settled per day',
+    title: t('page.console.daily_title'),
     axis: 'time',
     style: 'line',
     x: daily.at,
     labels: daily.days.map(dayLabel),
-    unit: 'rows',
+    unit: t('page.console.unit_rows'),
     series,
     table: {
-      caption: 'Rows opened and settled per day (UTC)',
-      columns: ['Day', 'Opened', 'Settled'],
+      caption: t('page.console.daily_caption'),
+      columns: [t('page.console.day'), t('page.console.opened'), t('page.console.settled')],
       rows: daily.days.map((day, index) => [
         day,
         String(daily.opened[index] ?? 0),
@@ -134,9 +143,9 @@ export function dailyChart(daily: DailySeries): ChartSpec {
 }
 
 const DECISION_BY = {
-  agent: { title: 'by agent', heading: 'Agent' },
-  tool: { title: 'by tool', heading: 'Tool' },
-  approver: { title: 'by approver', heading: 'Approver' },
+  agent: { title: 'page.console.decisions_agent', heading: 'page.console.agent' },
+  tool: { title: 'page.console.decisions_tool', heading: 'page.console.tool' },
+  approver: { title: 'page.console.decisions_approver', heading: 'page.console.approver' },
 } as const
 
 /**
@@ -154,7 +163,7 @@ export function decisionChart(
   const labels = times.map((entry) => (by === 'approver' ? nameOf(people, entry.key) : entry.key))
   return {
     id: `decisions-${by}`,
-    title: `Time to decision ${DECISION_BY[by].title}`,
+    title: t(DECISION_BY[by].title),
     axis: 'category',
     style: 'bars',
     x: times.map((_, index) => index),
@@ -175,8 +184,8 @@ export function decisionChart(
       },
     ],
     table: {
-      caption: `Time to decision ${DECISION_BY[by].title}: median (p50) and 90th percentile (p90)`,
-      columns: [DECISION_BY[by].heading, 'Decisions', 'p50', 'p90'],
+      caption: t('page.console.decisions_caption', { title: t(DECISION_BY[by].title) }),
+      columns: [t(DECISION_BY[by].heading), t('page.console.decisions'), 'p50', 'p90'],
       rows: times.map((entry, index) => [
         labels[index],
         String(entry.count),
@@ -186,6 +195,16 @@ export function decisionChart(
     },
     empty: times.length === 0,
   }
+}
+
+/** An age range in the page's words, from its bounds (the server's own label for another) */
+function ageLabel(bucket: PendingAgeChart['buckets'][number]): string {
+  const { fromMs, toMs } = bucket
+  if (fromMs === 0 && toMs === HOUR) return t('page.console.age_hour')
+  if (fromMs === HOUR && toMs === DAY) return t('page.console.age_day')
+  if (fromMs === DAY && toMs === 7 * DAY) return t('page.console.age_week')
+  if (fromMs === 7 * DAY && toMs === null) return t('page.console.age_older')
+  return bucket.label
 }
 
 /**
@@ -206,23 +225,23 @@ export function pendingAgeChart(chart: PendingAgeChart): ChartSpec {
   )
   return {
     id: 'pending-age',
-    title: 'Pending rows by age',
+    title: t('page.console.age_title'),
     axis: 'category',
     style: 'bars',
     x: chart.buckets.map((_, index) => index),
-    labels: chart.buckets.map((bucket) => bucket.label),
-    unit: 'rows',
+    labels: chart.buckets.map(ageLabel),
+    unit: t('page.console.unit_rows'),
     series: chart.kinds.map((kind, index) => ({
-      label: kind,
+      label: kindWord(kind),
       drawn: running[index],
       values: (chart.counts[index] ?? []).map(String),
       color: PALETTE[index % PALETTE.length],
     })),
     table: {
-      caption: 'Pending rows by age and kind',
-      columns: ['Age', ...chart.kinds, 'All'],
+      caption: t('page.console.age_caption'),
+      columns: [t('page.console.age'), ...chart.kinds.map(kindWord), t('page.console.all')],
       rows: chart.buckets.map((bucket, index) => [
-        bucket.label,
+        ageLabel(bucket),
         ...chart.kinds.map((_, kind) => String(chart.counts[kind]?.[index] ?? 0)),
         String(totals[index]),
       ]),

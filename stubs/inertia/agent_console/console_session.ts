@@ -21,6 +21,7 @@ import type {
 } from 'adonis-agent-inbox/types'
 import { errorMessage, fieldErrors, type InboxError, readFeedback } from '../agent_inbox/feedback'
 import { consoleLinks, doneWords } from './console_words'
+import { t } from '../agent_inbox/words'
 
 /** The part of Inertia's router the page uses (`router` of @inertiajs/react or /vue3) */
 export type ConsoleRouter = {
@@ -81,9 +82,9 @@ export function readConsoleFeedback(value: unknown): ConsoleFeedback | null {
 /** The alert's first words for an action's error */
 export function consoleAlertHeading(error: InboxError): string {
   const codes = error.errors.map((item) => item.code)
-  if (codes.includes('E_ALREADY_SETTLED')) return 'Already settled.'
-  if (codes.includes('E_RUN_NOT_ACTIONABLE')) return 'Nothing to do.'
-  return 'That did not go through.'
+  if (codes.includes('E_ALREADY_SETTLED')) return t('page.console.already_settled')
+  if (codes.includes('E_RUN_NOT_ACTIONABLE')) return t('page.console.nothing_to_do')
+  return t('page.console.not_through')
 }
 
 /** The alert's text: the error's own message */

@@ -15,7 +15,7 @@ import type {
   ConsoleRun,
   People,
 } from 'adonis-agent-inbox/types'
-import { formatTime, nameOf, shortId } from '../agent_inbox/words'
+import { formatTime, kindWord, nameOf, shortId, statusWord, t, tCount } from '../agent_inbox/words'
 import { formatDuration } from './chart_data'
 
 /**
@@ -49,38 +49,58 @@ export type CountTile = { id: string; label: string; value: number; alarm: boole
 export function countTiles(counts: ConsoleCounts, days: number): CountTile[] {
   const failing = counts.failingNotifications + counts.failingEffects
   return [
-    { id: 'pending', label: 'Rows pending', value: counts.pendingRows, alarm: false },
+    {
+      id: 'pending',
+      label: t('page.console.rows_pending'),
+      value: counts.pendingRows,
+      alarm: false,
+    },
     {
       id: 'overdue',
-      label: 'Rows overdue',
+      label: t('page.console.rows_overdue'),
       value: counts.overdueRows,
       alarm: counts.overdueRows > 0,
     },
-    { id: 'waiting', label: 'Runs waiting', value: counts.runs.waiting, alarm: false },
-    { id: 'running', label: 'Runs running', value: counts.runs.running, alarm: false },
-    { id: 'queued', label: 'Runs queued', value: counts.runs.queued, alarm: false },
+    {
+      id: 'waiting',
+      label: t('page.console.runs_waiting'),
+      value: counts.runs.waiting,
+      alarm: false,
+    },
+    {
+      id: 'running',
+      label: t('page.console.runs_running'),
+      value: counts.runs.running,
+      alarm: false,
+    },
+    { id: 'queued', label: t('page.console.runs_queued'), value: counts.runs.queued, alarm: false },
     {
       id: 'failed',
-      label: 'Runs failed',
+      label: t('page.console.runs_failed'),
       value: counts.runs.failed,
       alarm: counts.runs.failed > 0,
     },
     {
       id: 'stranded',
-      label: 'Runs stranded',
+      label: t('page.console.runs_stranded'),
       value: counts.strandedRuns,
       alarm: counts.strandedRuns > 0,
     },
-    { id: 'failing', label: 'Deliveries failing', value: failing, alarm: failing > 0 },
+    {
+      id: 'failing',
+      label: t('page.console.deliveries_failing'),
+      value: failing,
+      alarm: failing > 0,
+    },
     {
       id: 'opened',
-      label: `Rows opened, ${dayWords(days)}`,
+      label: t('page.console.rows_opened', { window: dayWords(days) }),
       value: counts.openedInWindow,
       alarm: false,
     },
     {
       id: 'settled',
-      label: `Rows settled, ${dayWords(days)}`,
+      label: t('page.console.rows_settled', { window: dayWords(days) }),
       value: counts.settledInWindow,
       alarm: false,
     },
@@ -89,7 +109,7 @@ export function countTiles(counts: ConsoleCounts, days: number): CountTile[] {
 
 /** "today" or "last 14 days" */
 export function dayWords(days: number): string {
-  return days === 1 ? 'today' : `last ${days} days`
+  return days === 1 ? t('page.console.today') : t('page.console.last_days', { days })
 }
 
 export type RunList = { id: ConsoleRun['reason']; title: string; empty: string; runs: ConsoleRun[] }
@@ -97,17 +117,22 @@ export type RunList = { id: ConsoleRun['reason']; title: string; empty: string; 
 /** The three lists of runs, each with its heading and what it says when empty */
 export function runLists(lists: ConsoleLists): RunList[] {
   return [
-    { id: 'failed', title: 'Failed runs', empty: 'No run has failed.', runs: lists.failedRuns },
+    {
+      id: 'failed',
+      title: t('page.console.failed_runs'),
+      empty: t('page.console.no_failed'),
+      runs: lists.failedRuns,
+    },
     {
       id: 'stranded',
-      title: 'Stranded runs',
-      empty: 'No run is stranded: recovery is keeping up.',
+      title: t('page.console.stranded_runs'),
+      empty: t('page.console.no_stranded'),
       runs: lists.strandedRuns,
     },
     {
       id: 'waiting',
-      title: 'Runs waiting longest',
-      empty: 'No run is waiting for a person.',
+      title: t('page.console.waiting_runs'),
+      empty: t('page.console.no_waiting'),
       runs: lists.waitingRuns,
     },
   ]
@@ -118,19 +143,22 @@ export function ageOf(iso: string | null, now: string): string {
   if (!iso) return '—'
   const ms = new Date(now).getTime() - new Date(iso).getTime()
   if (!Number.isFinite(ms)) return '—'
-  return ms < 60_000 ? 'under a minute' : formatDuration(ms)
+  return ms < 60_000 ? t('page.console.under_a_minute') : formatDuration(ms)
 }
 
 /** What a run's line says besides its agent and id */
 export function runFacts(run: ConsoleRun, people: People, now: string): string[] {
-  const facts = [`for ${nameOf(people, run.ownerId)}`]
+  const facts = [t('page.run.for', { name: nameOf(people, run.ownerId) })]
   if (run.reason === 'waiting') {
     facts.push(
-      `${run.pendingRows} ${run.pendingRows === 1 ? 'row' : 'rows'} pending`,
-      `waiting ${ageOf(run.updatedAt, now)}`
+      tCount(run.pendingRows, 'page.console.pending_one', 'page.console.pending_many'),
+      t('page.console.waiting_for', { age: ageOf(run.updatedAt, now) })
     )
   } else if (run.updatedAt) {
-    facts.push(`${run.reason === 'failed' ? 'failed' : 'last moved'} ${formatTime(run.updatedAt)}`)
+    const time = formatTime(run.updatedAt)
+    facts.push(
+      t(run.reason === 'failed' ? 'page.console.failed_at' : 'page.console.moved_at', { time })
+    )
   }
   return facts
 }
@@ -139,11 +167,16 @@ export function runFacts(run: ConsoleRun, people: People, now: string): string[]
 export function overdueFacts(row: ConsoleOverdueRow, people: People, now: string): string[] {
   const who = row.ownerId ? [row.ownerId] : row.approvers
   const facts = [
-    row.agent ? `${row.agent}, ${row.kind}` : row.kind,
-    `waiting for ${who.length > 0 ? who.map((id) => nameOf(people, id)).join(', ') : 'nobody'}`,
-    `open ${ageOf(row.createdAt, now)}`,
+    row.agent ? `${row.agent}, ${kindWord(row.kind)}` : kindWord(row.kind),
+    t('page.console.waiting_on', {
+      who:
+        who.length > 0 ? who.map((id) => nameOf(people, id)).join(', ') : t('page.console.nobody'),
+    }),
+    t('page.console.open_for', { age: ageOf(row.createdAt, now) }),
   ]
-  if (row.ladderDueAt) facts.push(`next escalation ${formatTime(row.ladderDueAt)}`)
+  if (row.ladderDueAt) {
+    facts.push(t('page.console.next_escalation', { time: formatTime(row.ladderDueAt) }))
+  }
   return facts
 }
 
@@ -151,10 +184,15 @@ export function overdueFacts(row: ConsoleOverdueRow, people: People, now: string
 export function deliveryFacts(delivery: ConsoleFailingDelivery, people: People): string[] {
   const facts = [
     delivery.outbox === 'notification'
-      ? `${delivery.name} notice to ${nameOf(people, delivery.personId)}`
-      : `effect ${delivery.name}`,
-    `${delivery.attempts} ${delivery.attempts === 1 ? 'attempt' : 'attempts'}`,
-    delivery.state === 'failed' ? 'gave up' : `next try ${formatTime(delivery.dueAt)}`,
+      ? t('page.console.notice_to', {
+          name: delivery.name,
+          person: nameOf(people, delivery.personId),
+        })
+      : t('page.console.effect', { name: delivery.name }),
+    tCount(delivery.attempts, 'page.effect.attempts_one', 'page.effect.attempts_many'),
+    delivery.state === 'failed'
+      ? t('page.console.gave_up')
+      : t('page.console.next_try', { time: formatTime(delivery.dueAt) }),
   ]
   return facts
 }
@@ -170,8 +208,14 @@ export function deliveryFacts(delivery: ConsoleFailingDelivery, people: People):
  */
 export function doneWords(done: ConsoleActionResult, people: People, to?: string): string {
   if (done.action === 'reassign') {
-    return `Reassigned row ${shortId(done.row.id)} to ${nameOf(people, to ?? done.row.ownerId)}.`
+    return t('page.console.reassigned', {
+      id: shortId(done.row.id),
+      name: nameOf(people, to ?? done.row.ownerId),
+    })
   }
-  const verb = done.action === 'retry' ? 'Retried' : 'Cancelled'
-  return `${verb} run ${shortId(done.run.id)} (${done.run.agent}): now ${done.run.status}.`
+  return t(done.action === 'retry' ? 'page.console.retried' : 'page.console.cancelled', {
+    id: shortId(done.run.id),
+    agent: done.run.agent,
+    status: statusWord(done.run.status),
+  })
 }

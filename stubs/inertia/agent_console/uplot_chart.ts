@@ -11,6 +11,7 @@
 import uPlot from 'uplot'
 import 'uplot/dist/uPlot.min.css'
 import type { ChartSpec } from './chart_data'
+import { t } from '../agent_inbox/words'
 
 const HEIGHT = 220
 
@@ -49,7 +50,7 @@ function optionsOf(now: () => ChartSpec, width: number, ink: string): uPlot.Opti
     ],
     series: [
       {
-        label: category ? 'Category' : 'Day',
+        label: t(category ? 'page.console.category' : 'page.console.day'),
         value: (_u, value) =>
           value === null
             ? '—'

@@ -9,6 +9,7 @@
 import { useEffect, useRef } from 'react'
 import type { ChartSpec } from './chart_data'
 import { mountChart, type MountedChart } from './uplot_chart'
+import { t } from '../agent_inbox/words'
 
 export function ChartFigure({ spec }: { spec: ChartSpec }) {
   const element = useRef<HTMLDivElement>(null)
@@ -33,7 +34,7 @@ export function ChartFigure({ spec }: { spec: ChartSpec }) {
     <figure className="ac-chart" data-chart={spec.id} aria-labelledby={captionId}>
       <figcaption id={captionId}>{spec.title}</figcaption>
       {spec.empty ? (
-        <p className="ai-muted">Nothing to show in this window.</p>
+        <p className="ai-muted">{t('page.console.nothing_to_show')}</p>
       ) : (
         <div ref={element} className="ac-plot" aria-hidden="true" />
       )}

@@ -8,7 +8,7 @@
  */
 
 import type { ConsoleFailingDelivery, ConsoleOverdueRow, People } from 'adonis-agent-inbox/types'
-import { inboxLinks, nameOf, shortId } from '../agent_inbox/words'
+import { inboxLinks, nameOf, shortId, statusWord, t } from '../agent_inbox/words'
 import type { ConsoleSession, ConsoleView } from './console_session'
 import { deliveryFacts, overdueFacts, runFacts, type RunList } from './console_words'
 
@@ -40,9 +40,9 @@ export function RunListSection({
                 <p className="ac-item-title">
                   <span>{run.agent}</span>
                   <a className="ai-link ai-mono" href={links.run(run.id)} title={run.id}>
-                    run {shortId(run.id)}
+                    {t('page.run.short', { id: shortId(run.id) })}
                   </a>
-                  <span className={`ai-chip ai-run-${run.status}`}>{run.status}</span>
+                  <span className={`ai-chip ai-run-${run.status}`}>{statusWord(run.status)}</span>
                 </p>
                 <p className="ai-meta ai-muted">
                   {runFacts(run, people, now).map((fact) => (
@@ -59,7 +59,9 @@ export function RunListSection({
                     disabled={view.submitting !== null}
                     onClick={() => session.retry(run)}
                   >
-                    {session.busy('retry', run.id) ? 'Retrying…' : 'Retry'}
+                    {t(
+                      session.busy('retry', run.id) ? 'page.console.retrying' : 'page.console.retry'
+                    )}
                   </button>
                 )}
                 {run.actions.cancel && view.confirming !== run.id && (
@@ -69,7 +71,7 @@ export function RunListSection({
                     disabled={view.submitting !== null}
                     onClick={() => session.confirmCancel(run.id)}
                   >
-                    Cancel
+                    {t('page.console.cancel')}
                   </button>
                 )}
               </div>
@@ -77,11 +79,13 @@ export function RunListSection({
                 <div
                   className="ac-confirm"
                   role="group"
-                  aria-label={`Cancel run ${shortId(run.id)}`}
+                  aria-label={t('page.console.cancel_label', { id: shortId(run.id) })}
                 >
                   <p>
-                    Cancel this run of {run.agent} for {nameOf(people, run.ownerId)}? Its pending
-                    rows are cancelled with it, and it cannot be resumed.
+                    {t('page.console.cancel_question', {
+                      agent: run.agent,
+                      name: nameOf(people, run.ownerId),
+                    })}
                   </p>
                   <div className="ai-actions">
                     <button
@@ -90,14 +94,18 @@ export function RunListSection({
                       disabled={view.submitting !== null}
                       onClick={() => session.cancel(run)}
                     >
-                      {session.busy('cancel', run.id) ? 'Cancelling…' : 'Cancel the run'}
+                      {t(
+                        session.busy('cancel', run.id)
+                          ? 'page.console.cancelling'
+                          : 'page.console.cancel_run'
+                      )}
                     </button>
                     <button
                       type="button"
                       className="ai-button"
                       onClick={() => session.confirmCancel(null)}
                     >
-                      Keep it
+                      {t('page.console.keep')}
                     </button>
                   </div>
                 </div>
@@ -121,9 +129,9 @@ export function OverdueList({
   return (
     <section className="ac-section" aria-labelledby="ac-overdue-title" data-list="overdue">
       <h2 id="ac-overdue-title">
-        Rows overdue <span className="ai-chip">{rows.length}</span>
+        {t('page.console.rows_overdue')} <span className="ai-chip">{rows.length}</span>
       </h2>
-      {rows.length === 0 && <p className="ai-muted">No row waits past its time.</p>}
+      {rows.length === 0 && <p className="ai-muted">{t('page.console.no_overdue')}</p>}
       <ul className="ac-list">
         {rows.map((row) => {
           const errors = view.errors.id === row.id ? (view.errors.fields.to ?? []) : []
@@ -138,7 +146,9 @@ export function OverdueList({
               <div className="ac-item-text">
                 <p className="ac-item-title">
                   <span>{row.toolName}</span>
-                  <span className="ai-muted ai-mono">row {shortId(row.id)}</span>
+                  <span className="ai-muted ai-mono">
+                    {t('page.console.row_short', { id: shortId(row.id) })}
+                  </span>
                 </p>
                 <p className="ai-meta ai-muted">
                   {overdueFacts(row, people, now).map((fact) => (
@@ -149,7 +159,7 @@ export function OverdueList({
               {row.assignees.length > 0 ? (
                 <div className="ai-actions">
                   <label className="ai-visually-hidden" htmlFor={selectId}>
-                    Reassign row {shortId(row.id)} to
+                    {t('page.console.reassign_label', { id: shortId(row.id) })}
                   </label>
                   <select
                     id={selectId}
@@ -171,7 +181,11 @@ export function OverdueList({
                     disabled={view.submitting !== null}
                     onClick={() => session.reassign(row)}
                   >
-                    {session.busy('reassign', row.id) ? 'Reassigning…' : 'Reassign'}
+                    {t(
+                      session.busy('reassign', row.id)
+                        ? 'page.console.reassigning'
+                        : 'page.console.reassign'
+                    )}
                   </button>
                   {errors.length > 0 && (
                     <p id={`${selectId}-error`} className="ai-field-error">
@@ -180,7 +194,7 @@ export function OverdueList({
                   )}
                 </div>
               ) : (
-                <p className="ai-muted">Nobody to reassign it to</p>
+                <p className="ai-muted">{t('page.console.nobody_to_reassign')}</p>
               )}
             </li>
           )
@@ -201,16 +215,18 @@ export function DeliveryList({
   return (
     <section className="ac-section" aria-labelledby="ac-deliveries-title" data-list="deliveries">
       <h2 id="ac-deliveries-title">
-        Deliveries failing <span className="ai-chip">{deliveries.length}</span>
+        {t('page.console.deliveries_failing')} <span className="ai-chip">{deliveries.length}</span>
       </h2>
-      {deliveries.length === 0 && <p className="ai-muted">Every notice and effect went out.</p>}
+      {deliveries.length === 0 && <p className="ai-muted">{t('page.console.no_failing')}</p>}
       <ul className="ac-list">
         {deliveries.map((delivery) => (
           <li key={`${delivery.outbox}-${delivery.id}`} className="ac-item">
             <div className="ac-item-text">
               <p className="ac-item-title">
                 <span>{delivery.outbox}</span>
-                <span className="ai-muted ai-mono">row {shortId(delivery.rowId)}</span>
+                <span className="ai-muted ai-mono">
+                  {t('page.console.row_short', { id: shortId(delivery.rowId) })}
+                </span>
               </p>
               <p className="ai-meta ai-muted">
                 {deliveryFacts(delivery, people).map((fact) => (

@@ -18,7 +18,7 @@
 import { Head, router } from '@inertiajs/react'
 import { useEffect, useMemo, useState } from 'react'
 import type { ConsoleProps } from 'adonis-agent-inbox/types'
-import { inboxLinks, nameOf } from '../../agent_inbox/words'
+import { inboxLinks, nameOf, t, useWords, type PageWords } from '../../agent_inbox/words'
 import { InboxNav, PageRoot } from '../../agent_inbox/page_parts'
 import { dailyChart, decisionChart, pendingAgeChart } from '../../agent_console/chart_data'
 import { ChartFigure } from '../../agent_console/chart_figure'
@@ -33,7 +33,8 @@ import '../../agent_inbox/inbox.css'
 import '../../agent_inbox/controls.css'
 import '../../agent_console/console.css'
 
-export default function AgentConsole(props: ConsoleProps) {
+export default function AgentConsole(props: ConsoleProps & PageWords) {
+  useWords(props)
   const [session] = useState(() => new ConsoleSession(router, (next) => setView(next)))
   const [view, setView] = useState(session.view)
   session.sync(props)
@@ -58,17 +59,17 @@ export default function AgentConsole(props: ConsoleProps) {
   const shared = { session, view, people, now }
   return (
     <PageRoot className="agent-console">
-      <Head title="Console" />
+      <Head title={t('page.console.title')} />
       <header className="ai-header">
         <div>
-          <h1>Console</h1>
+          <h1>{t('page.console.title')}</h1>
           <p className="ai-muted">
-            Signed in as <strong>{nameOf(people, props.person)}</strong> · every person's rows and
-            runs, {dayWords(props.window.days)}
+            {t('page.inbox.signed_in_as')} <strong>{nameOf(people, props.person)}</strong> ·{' '}
+            {t('page.console.everyone', { window: dayWords(props.window.days) })}
           </p>
         </div>
         <form className="ac-window" method="get" action={session.links.console}>
-          <label htmlFor="ac-days">Window</label>
+          <label htmlFor="ac-days">{t('page.console.window')}</label>
           <select id="ac-days" name="days" className="ai-input" defaultValue={props.window.days}>
             {windowChoices(props.window.days).map((days) => (
               <option key={days} value={days}>
@@ -77,7 +78,7 @@ export default function AgentConsole(props: ConsoleProps) {
             ))}
           </select>
           <button type="submit" className="ai-button">
-            Show
+            {t('page.history.show')}
           </button>
         </form>
       </header>
@@ -100,7 +101,7 @@ export default function AgentConsole(props: ConsoleProps) {
             {consoleAlertText(view.alert.error)}
           </p>
           <button type="button" className="ai-link" onClick={() => session.dismissAlert()}>
-            Dismiss
+            {t('page.inbox.dismiss')}
           </button>
         </div>
       )}
@@ -110,7 +111,7 @@ export default function AgentConsole(props: ConsoleProps) {
 
       <section aria-labelledby="ac-counts-title">
         <h2 id="ac-counts-title" className="ai-visually-hidden">
-          Counts
+          {t('page.console.counts')}
         </h2>
         <dl className="ac-counts">
           {countTiles(props.counts, props.window.days).map((tile) => (
@@ -123,7 +124,7 @@ export default function AgentConsole(props: ConsoleProps) {
       </section>
 
       <section aria-labelledby="ac-charts-title">
-        <h2 id="ac-charts-title">Charts</h2>
+        <h2 id="ac-charts-title">{t('page.console.charts')}</h2>
         <div className="ac-charts">
           {specs.map((spec) => (
             <ChartFigure key={spec.id} spec={spec} />
