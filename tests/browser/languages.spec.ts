@@ -4,7 +4,7 @@
  * add` sets it up: a browser that asks for French gets the inbox, a run's
  * page and the history in French (the package's catalogue), its cards
  * answered in French and its times written the French way, with no
- * English label left; a browser that asks for German, a language the app
+ * English label left, and the operator's console too; a browser that asks for German, a language the app
  * translated three words of, gets those words and English for the rest,
  * never a key.
  */
@@ -17,6 +17,7 @@ import { PAGE_WORDS } from '../../src/i18n/catalogue/pages.ts'
 import { PAGE_WORDS_FR } from '../../src/i18n/catalogue/pages_fr.ts'
 import {
   ADA,
+  MARGARET,
   browserFrameworks,
   cardOf,
   nameOf,
@@ -114,6 +115,24 @@ for (const framework of browserFrameworks()) {
       assert.include(await row.innerText(), `par ${nameOf(ADA)} via web à`)
       assert.deepEqual(await englishLines(runPage), [])
       assert.notMatch(await runPage.locator('.agent-inbox').innerText(), KEY)
+    })
+
+    test("the operator's console speaks French too", async ({ assert, cleanup }) => {
+      const { session, page } = await openInbox(suite, MARGARET, { locale: 'fr-FR' })
+      cleanup(() => session.close())
+      await page.goto('/inbox/console')
+      await page.locator('.ac-counts').waitFor()
+      assert.equal(
+        await page.locator('[data-count="pending"] dt').innerText(),
+        'Demandes en attente'
+      )
+      assert.equal(await page.locator('#ac-charts-title').innerText(), 'Graphiques')
+      assert.equal(
+        await page.getByLabel('Période').locator('option:checked').innerText(),
+        '14 derniers jours'
+      )
+      assert.deepEqual(await englishLines(page), [])
+      assert.notMatch(await page.locator('.agent-inbox').innerText(), KEY)
     })
 
     test('a word the language lacks shows in English, never as its key', async ({
