@@ -133,7 +133,7 @@ async function seedActivity(now: DateTime): Promise<Decision[]> {
 /** The cells of a chart's hidden table, without its header row */
 function tableOf(page: Page, chart: string): Promise<string[][]> {
   return page
-    .locator(`figure[data-chart="${chart}"] table.ai-visually-hidden`)
+    .locator(`figure[data-chart="${chart}"] .ai-visually-hidden table`)
     .evaluate((table) => {
       type Cells = { cells: ArrayLike<{ textContent: string | null }> }
       const rows = Array.from((table as unknown as { rows: ArrayLike<Cells> }).rows)
@@ -238,6 +238,23 @@ for (const framework of browserFrameworks()) {
       const refused = await ada.page.goto('/inbox/console')
       assert.equal(refused?.status(), 403)
       assert.equal(await ada.page.locator('canvas').count(), 0)
+    })
+
+    test('the console fits a phone: the page never scrolls sideways', async ({
+      assert,
+      cleanup,
+    }) => {
+      await seedActivity(DateTime.now())
+      const { session, page } = await openInbox(suite, MARGARET)
+      cleanup(() => session.close())
+      await page.setViewportSize({ width: 390, height: 800 })
+      await page.goto('/inbox/console')
+      await page.locator('figure[data-chart] canvas').nth(4).waitFor()
+      const { scrollWidth, innerWidth } = await page.locator('html').evaluate((html) => ({
+        scrollWidth: html.scrollWidth,
+        innerWidth: html.ownerDocument.defaultView!.innerWidth,
+      }))
+      assert.isAtMost(scrollWidth, innerWidth, 'the page scrolls sideways')
     })
 
     test('Retry completes a failed run, Cancel cancels, Reassign moves an overdue row', async ({

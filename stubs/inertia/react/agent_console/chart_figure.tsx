@@ -38,33 +38,36 @@ export function ChartFigure({ spec }: { spec: ChartSpec }) {
       ) : (
         <div ref={element} className="ac-plot" aria-hidden="true" />
       )}
-      <table className="ai-visually-hidden">
-        <caption>{spec.table.caption}</caption>
-        <thead>
-          <tr>
-            {spec.table.columns.map((column) => (
-              <th key={column} scope="col">
-                {column}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {spec.table.rows.map((row, index) => (
-            <tr key={index}>
-              {row.map((cell, column) =>
-                column === 0 ? (
-                  <th key={column} scope="row">
-                    {cell}
-                  </th>
-                ) : (
-                  <td key={column}>{cell}</td>
-                )
-              )}
+      {/* Hidden in a block: a table is as wide as its cells, whatever width it is given */}
+      <div className="ai-visually-hidden">
+        <table>
+          <caption>{spec.table.caption}</caption>
+          <thead>
+            <tr>
+              {spec.table.columns.map((column) => (
+                <th key={column} scope="col">
+                  {column}
+                </th>
+              ))}
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {spec.table.rows.map((row, index) => (
+              <tr key={index}>
+                {row.map((cell, column) =>
+                  column === 0 ? (
+                    <th key={column} scope="row">
+                      {cell}
+                    </th>
+                  ) : (
+                    <td key={column}>{cell}</td>
+                  )
+                )}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </figure>
   )
 }
