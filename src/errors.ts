@@ -45,15 +45,17 @@ export class ReplyMismatchException extends HttpFacingException {
     )
   }
 
+  messageKey(): string {
+    return `${this.code}.${this.expected}`
+  }
+
   fieldErrors(): FieldError[] {
     const field = this.expected === 'decision' ? 'approved' : 'answers'
     return [{ field, message: this.message, rule: 'mismatch', meta: { expected: this.expected } }]
   }
 }
 
-/**
- * A reply that failed Vine validation: `errors` carries the field errors.
- */
+/** A reply that failed Vine validation: `errors` carries the field errors. */
 export class InvalidReplyException extends HttpFacingException {
   static status = 422
   static code = 'E_INVALID_REPLY'
@@ -75,9 +77,7 @@ export class InvalidReplyException extends HttpFacingException {
   }
 }
 
-/**
- * Another reply settled the row first (docs/design.md §7.2).
- */
+/** Another reply settled the row first (docs/design.md §7.2). */
 export class AlreadySettledException extends HttpFacingException {
   static status = 409
   static code = 'E_ALREADY_SETTLED'
@@ -113,9 +113,7 @@ export class AlreadySettledException extends HttpFacingException {
   }
 }
 
-/**
- * The row expired before the reply arrived; its onExpiry rule settled it.
- */
+/** The row expired before the reply arrived; its onExpiry rule settled it. */
 export const E_EXPIRED = rowError(
   410,
   'E_EXPIRED',
@@ -123,9 +121,7 @@ export const E_EXPIRED = rowError(
     `Row ${rowId} has expired and was settled by its expiry rule. The reply was not applied`
 )
 
-/**
- * The row was cancelled (its run was cancelled) before the reply arrived.
- */
+/** The row was cancelled (its run was cancelled) before the reply arrived. */
 export const E_CANCELLED = rowError(
   410,
   'E_CANCELLED',
@@ -213,9 +209,7 @@ export const E_SETTLE_FAILED = class extends HttpFacingException {
   static message = 'Not settled: try again'
 }
 
-/**
- * A page cursor that no inbox listing gave out.
- */
+/** A page cursor that no inbox listing gave out. */
 export const E_INVALID_CURSOR = class extends HttpFacingException {
   static status = 400
   static code = 'E_INVALID_CURSOR'
@@ -226,9 +220,7 @@ export const E_INVALID_CURSOR = class extends HttpFacingException {
 /** A listing's query string that does not hold: `errors` names each parameter and what it takes */
 export const InvalidQueryException = fieldsError('E_INVALID_QUERY', 'The query string is invalid')
 
-/**
- * The person may not see or settle this row (or is not signed in).
- */
+/** The person may not see or settle this row (or is not signed in). */
 export const E_FORBIDDEN = class extends HttpFacingException {
   static status = 403
   static code = 'E_FORBIDDEN'
@@ -312,6 +304,10 @@ export const E_RUN_NOT_ACTIONABLE = class extends HttpFacingException {
 
   messageData() {
     return this.data
+  }
+
+  messageKey(): string {
+    return `${this.code}.${this.data.action}`
   }
 
   meta() {

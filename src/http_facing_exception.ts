@@ -14,6 +14,7 @@
 
 import { Exception } from '@adonisjs/core/exceptions'
 import type { HttpContext } from '@adonisjs/core/http'
+import { ERRORS_FR } from './i18n/catalogue/errors_fr.ts'
 
 /**
  * One error of a response: the message (translated when the app has
@@ -55,7 +56,27 @@ export type FieldError = {
  * (`ctx.i18n`, set by the app's detect-user-locale middleware).
  */
 export type Translator = {
+  locale?: string
   t(identifier: string, data?: Record<string, unknown>, fallbackMessage?: string): string
+}
+
+/** The messages the package ships in languages other than English, by code (./i18n/catalogue/) */
+const SHIPPED_MESSAGES: Record<string, Record<string, string>> = { fr: ERRORS_FR }
+
+/**
+ * The package's own message of `key` in `locale` (`fr-CA` reads `fr`),
+ * `{name}` filled from `data`; undefined where it ships none.
+ */
+function shippedMessage(
+  locale: string | undefined,
+  key: string,
+  data: Record<string, unknown>
+): string | undefined {
+  const language = locale?.split(/[-_]/)[0]?.toLowerCase()
+  const template = language ? SHIPPED_MESSAGES[language]?.[key] : undefined
+  return template?.replace(/\{(\w+)\}/g, (whole, name: string) =>
+    data[name] === undefined || data[name] === null ? whole : String(data[name])
+  )
 }
 
 /** The namespace of the package's translation identifiers (`resources/lang/<locale>/agent_inbox.json`) */
@@ -163,10 +184,23 @@ export abstract class HttpFacingException extends Exception {
   }
 
   /**
-   * The message in the language of `i18n` (English without it).
+   * Which of the code's messages this one is, for a language the package
+   * ships (`E_RUN_NOT_ACTIONABLE.cancel`); the code where it has one.
+   */
+  messageKey(): string {
+    return this.code!
+  }
+
+  /**
+   * The message in the language of `i18n`: the app's own message
+   * (`agent_inbox.<code>`), else the package's in that language, else
+   * English (English without i18n).
    */
   translatedMessage(i18n?: Translator): string {
-    return i18n ? i18n.t(this.identifier, this.messageData(), this.message) : this.message
+    if (!i18n) return this.message
+    const data = this.messageData()
+    const fallback = shippedMessage(i18n.locale, this.messageKey(), data) ?? this.message
+    return i18n.t(this.identifier, data, fallback)
   }
 
   /**
@@ -258,6 +292,10 @@ export function rowError(
 
     messageData(): Record<string, unknown> {
       return { rowId: this.rowId, flag: this.flag }
+    }
+
+    messageKey(): string {
+      return this.flag ? `${code}.flag` : code
     }
   }
 }

@@ -21,6 +21,28 @@ import type { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import { settledMessage } from '../../src/slack/blocks.ts'
 import { confirmPage, refusedPage, settledPage } from '../../src/http/mail_page.ts'
 import { DateTime } from 'luxon'
+import {
+  AlreadySettledException,
+  ArgsOutdatedException,
+  DeniedByPolicyException,
+  E_ALREADY_VOTED,
+  E_CANCELLED,
+  E_EXPIRED,
+  E_FORBIDDEN,
+  E_INVALID_CURSOR,
+  E_NOT_AN_APPROVER,
+  E_NOT_AN_OPERATOR,
+  E_NOT_YOUR_STREAM,
+  E_POLICY_FAILED,
+  E_REQUESTER_EXCLUDED,
+  E_RUN_NOT_ACTIONABLE,
+  E_SETTLE_FAILED,
+  E_STALE_VIEW,
+  E_TOOL_REMOVED,
+  E_TURN_LIVE,
+  E_UNKNOWN_AGENT,
+  ReplyMismatchException,
+} from '../../src/errors.ts'
 
 /** A notice as the mail notifier gets it; the mail text reads only these fields */
 function notice(reason: RowNotice['reason'] = 'created'): RowNotice {
@@ -184,5 +206,61 @@ test.group('Words | languages', (group) => {
     assert.include(refusedPage(french, 403, 'x'), 'Ce lien ne fonctionne pas')
     // English by default, as before
     assert.include(settledPage(Words.english, row, {}, false), '<h1>Already settled</h1>')
+  })
+
+  test('the HTTP errors speak French to a French request, the app’s own messages first', async ({
+    assert,
+  }) => {
+    const i18n = (await manager()).locale('fr')
+    const errors = [
+      new ReplyMismatchException('decision'),
+      new ReplyMismatchException('answers'),
+      new AlreadySettledException('r1', 'ada', 'web', new Date()),
+      new E_EXPIRED(['r1']),
+      new E_CANCELLED(['r1']),
+      new E_UNKNOWN_AGENT(['r1']),
+      new E_TOOL_REMOVED(['r1']),
+      new ArgsOutdatedException([{ field: 'editedInput.x', message: 'no', rule: 'type' }]),
+      new DeniedByPolicyException('r1', 'trop tard'),
+      new E_POLICY_FAILED(['r1']),
+      new E_SETTLE_FAILED(),
+      new E_INVALID_CURSOR(),
+      new E_FORBIDDEN(),
+      new E_STALE_VIEW(['r1']),
+      new E_NOT_AN_APPROVER(['r1']),
+      new E_NOT_AN_APPROVER(['r1', true]),
+      new E_REQUESTER_EXCLUDED(['r1']),
+      new E_ALREADY_VOTED(['r1']),
+      new E_NOT_YOUR_STREAM(),
+      new E_NOT_AN_OPERATOR(),
+      new E_RUN_NOT_ACTIONABLE(['u1', 'completed', 'retry']),
+      new E_RUN_NOT_ACTIONABLE(['u1', 'waiting', 'cancel']),
+      new E_TURN_LIVE(['c1', 'u2']),
+    ]
+    for (const error of errors) {
+      const french = error.translatedMessage(i18n)
+      assert.notEqual(french, error.message, error.messageKey())
+      // Every placeholder filled (a reply's shape in braces is not one)
+      assert.notMatch(french, /\{[A-Za-z]+\}/, error.messageKey())
+      // English without i18n, as before
+      assert.equal(error.translatedMessage(), error.message)
+    }
+    assert.equal(
+      new E_STALE_VIEW(['r9']).translatedMessage(i18n),
+      'La réponse portait sur une autre version de la demande r9 que celle d’aujourd’hui : rien n’a été appliqué. Rechargez la demande et décidez sur ce qu’elle montre'
+    )
+    // The app's own message of a code wins over the package's French
+    const own = {
+      locale: 'fr',
+      t: (id: string, _data?: Record<string, unknown>, fallback?: string) =>
+        id === 'agent_inbox.E_FORBIDDEN' ? 'Pas pour vous' : fallback!,
+    }
+    assert.equal(new E_FORBIDDEN().translatedMessage(own), 'Pas pour vous')
+    assert.include(new E_ALREADY_VOTED(['r1']).translatedMessage(own), 'Vous avez déjà voté')
+    // A language the package does not ship reads English
+    assert.equal(
+      new E_FORBIDDEN().translatedMessage((await manager()).locale('de')),
+      new E_FORBIDDEN().message
+    )
   })
 })
