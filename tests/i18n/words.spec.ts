@@ -211,7 +211,8 @@ test.group('Words | languages', (group) => {
   test('the HTTP errors speak French to a French request, the app’s own messages first', async ({
     assert,
   }) => {
-    const i18n = (await manager()).locale('fr')
+    const appI18n = await manager()
+    const i18n = appI18n.locale('fr')
     const errors = [
       new ReplyMismatchException('decision'),
       new ReplyMismatchException('answers'),
@@ -259,7 +260,7 @@ test.group('Words | languages', (group) => {
     assert.include(new E_ALREADY_VOTED(['r1']).translatedMessage(own), 'Vous avez déjà voté')
     // A language the package does not ship reads English
     assert.equal(
-      new E_FORBIDDEN().translatedMessage((await manager()).locale('de')),
+      new E_FORBIDDEN().translatedMessage(appI18n.locale('de')),
       new E_FORBIDDEN().message
     )
   })
