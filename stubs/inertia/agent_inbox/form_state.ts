@@ -14,6 +14,7 @@ import type {
   QuestionSet,
 } from 'adonis-agent-inbox/types'
 import { effectiveDefaults, inputTypeOf, isSingleChoice } from 'adonis-agent-inbox/questions/client'
+import { t } from './words'
 
 /** What a card sends to the reply endpoint */
 export type Reply = AnswersReply | DecisionReply
@@ -158,16 +159,16 @@ export function rejectReply(reason: string): DecisionReply {
  * editReply('null') // { error: 'Write the arguments as a JSON object, …' }
  */
 export function editReply(text: string): { reply: DecisionReply } | { error: string } {
-  if (isBlank(text)) return { error: 'Write the arguments as JSON, for example {}' }
+  if (isBlank(text)) return { error: t('page.card.write_json') }
   let editedInput: unknown
   try {
     editedInput = JSON.parse(text)
   } catch (error) {
-    return { error: `Not valid JSON: ${(error as Error).message}` }
+    return { error: t('page.card.bad_json', { error: (error as Error).message }) }
   }
   // The server takes an object only, as a tool's arguments are
   if (editedInput === null || typeof editedInput !== 'object' || Array.isArray(editedInput)) {
-    return { error: 'Write the arguments as a JSON object, for example { "branch": "main" }' }
+    return { error: t('page.card.write_json_object') }
   }
   return { reply: { approved: true, editedInput } }
 }

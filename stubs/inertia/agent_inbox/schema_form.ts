@@ -8,6 +8,9 @@
  * this file in inertia/agent_inbox/.
  */
 
+// A cycle (words.ts imports this file), harmless: `t` is only called inside functions
+import { t } from './words'
+
 /** Where a value sits in the args: property names and array indexes */
 export type FieldPath = (string | number)[]
 
@@ -151,7 +154,7 @@ function describe(schema: unknown, name: string, required: boolean): SchemaField
  */
 export function argsForm(schema: unknown): SchemaField | null {
   const form = describe(schema, '', false)
-  return form.kind === 'object' ? { ...form, label: 'Arguments' } : null
+  return form.kind === 'object' ? { ...form, label: t('page.card.arguments') } : null
 }
 
 /**
@@ -281,7 +284,7 @@ export function valueFromInput(
       try {
         return { value: JSON.parse(text) }
       } catch (error) {
-        return { error: `Not valid JSON: ${(error as Error).message}` }
+        return { error: t('page.card.bad_json', { error: (error as Error).message }) }
       }
   }
 }
