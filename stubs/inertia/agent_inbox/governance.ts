@@ -48,8 +48,9 @@ export function quorumView(card: RowCard, person: string, people?: People): Quor
     count: quorum.approvals,
     needed: quorum.needed,
   })
-  const stage = stages > 1 ? t('page.card.quorum_stage', { stage: quorum.stage + 1, stages }) : ''
-  const count = `${approvals}${stage}`
+  const stageWords =
+    stages > 1 ? t('page.card.quorum_stage', { stage: quorum.stage + 1, stages }) : ''
+  const count = `${approvals}${stageWords}`
   const votes = quorum.votes.map((vote) =>
     t(vote.vote === 'approve' ? 'page.card.voted_approve' : 'page.card.voted_reject', {
       name: nameOf(people, vote.personId),
