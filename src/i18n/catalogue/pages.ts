@@ -293,6 +293,7 @@ export const PAGE_WORDS = {
   'page.card.add_item': 'Add to {label}',
   'page.card.items': 'Items',
   'page.card.edited_nothing': 'Edited, with nothing changed',
+  'page.card.args_change': '{label}: {before} → {after}',
   'page.card.opens_new_tab': '(opens in a new tab)',
   'page.card.not_a_link': '(not a web address, so not a link)',
   'page.card.link_hint': 'This card closes by itself once the site reports back.',

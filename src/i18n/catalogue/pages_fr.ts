@@ -288,6 +288,7 @@ export const PAGE_WORDS_FR = {
   'page.card.add_item': 'Ajouter à {label}',
   'page.card.items': 'Éléments',
   'page.card.edited_nothing': 'Modifié, sans aucun changement',
+  'page.card.args_change': '{label} : {before} → {after}',
   'page.card.opens_new_tab': '(s’ouvre dans un nouvel onglet)',
   'page.card.not_a_link': '(pas une adresse web, donc pas un lien)',
   'page.card.link_hint': 'Cette carte se ferme d’elle-même dès que le site répond.',

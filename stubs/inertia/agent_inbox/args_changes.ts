@@ -90,5 +90,5 @@ export function argsChangeLines(
 ): string[] {
   const changes = argsChanges(before, after, form)
   if (changes.length === 0) return [t('page.card.edited_nothing')]
-  return changes.map((change) => `${change.label}: ${change.before} → ${change.after}`)
+  return changes.map((change) => t('page.card.args_change', change))
 }

@@ -14,7 +14,6 @@ import type {
   QuestionSet,
 } from 'adonis-agent-inbox/types'
 import { effectiveDefaults, inputTypeOf, isSingleChoice } from 'adonis-agent-inbox/questions/client'
-import { t } from './words'
 
 /** What a card sends to the reply endpoint */
 export type Reply = AnswersReply | DecisionReply
@@ -147,30 +146,6 @@ export function approveReply(): DecisionReply {
  */
 export function rejectReply(reason: string): DecisionReply {
   return isBlank(reason) ? { approved: false } : { approved: false, reason: reason.trim() }
-}
-
-/**
- * The reply **Approve with changes** sends, or the reason the edited JSON
- * cannot be read (caught before anything is sent).
- *
- * @example
- * editReply('{ "branch": "main" }') // { reply: { approved: true, editedInput: { branch: 'main' } } }
- * editReply('{ branch') // { error: 'Not valid JSON: …' }
- * editReply('null') // { error: 'Write the arguments as a JSON object, …' }
- */
-export function editReply(text: string): { reply: DecisionReply } | { error: string } {
-  if (isBlank(text)) return { error: t('page.card.write_json') }
-  let editedInput: unknown
-  try {
-    editedInput = JSON.parse(text)
-  } catch (error) {
-    return { error: t('page.card.bad_json', { error: (error as Error).message }) }
-  }
-  // The server takes an object only, as a tool's arguments are
-  if (editedInput === null || typeof editedInput !== 'object' || Array.isArray(editedInput)) {
-    return { error: t('page.card.write_json_object') }
-  }
-  return { reply: { approved: true, editedInput } }
 }
 
 /**

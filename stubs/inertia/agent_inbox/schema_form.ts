@@ -4,10 +4,12 @@
  * JSON Schema describes (the package publishes it from the tool's Vine
  * schema), the value each input shows and what typing in it makes of the
  * args, and the server's errors by field. What the schema cannot describe
- * as fields (a date, a union) is edited as JSON in place. The app receives
- * this file in inertia/agent_inbox/.
+ * as fields (a date, a union) is edited as JSON in place, and "Edit as
+ * JSON" reads the whole args typed as JSON. The app receives this file in
+ * inertia/agent_inbox/.
  */
 
+import type { DecisionReply } from 'adonis-agent-inbox/types'
 // A cycle (words.ts imports this file), harmless: `t` is only called inside functions
 import { t } from './words'
 
@@ -287,6 +289,30 @@ export function valueFromInput(
         return { error: t('page.card.bad_json', { error: (error as Error).message }) }
       }
   }
+}
+
+/**
+ * The reply **Approve with changes** sends, or the reason the edited JSON
+ * cannot be read (caught before anything is sent).
+ *
+ * @example
+ * editReply('{ "branch": "main" }') // { reply: { approved: true, editedInput: { branch: 'main' } } }
+ * editReply('{ branch') // { error: 'Not valid JSON: …' }
+ * editReply('null') // { error: 'Write the arguments as a JSON object, …' }
+ */
+export function editReply(text: string): { reply: DecisionReply } | { error: string } {
+  if (text.trim() === '') return { error: t('page.card.write_json') }
+  let editedInput: unknown
+  try {
+    editedInput = JSON.parse(text)
+  } catch (error) {
+    return { error: t('page.card.bad_json', { error: (error as Error).message }) }
+  }
+  // The server takes an object only, as a tool's arguments are
+  if (editedInput === null || typeof editedInput !== 'object' || Array.isArray(editedInput)) {
+    return { error: t('page.card.write_json_object') }
+  }
+  return { reply: { approved: true, editedInput } }
 }
 
 /**
