@@ -7,7 +7,6 @@ import {
   approveReply,
   argsText,
   chooseOther,
-  editReply,
   findHotkey,
   initialAnswer,
   initialForm,
@@ -20,6 +19,7 @@ import {
   toDatetimeLocal,
   typeOther,
 } from '../../stubs/inertia/agent_inbox/form_state.ts'
+import { editReply } from '../../stubs/inertia/agent_inbox/schema_form.ts'
 import {
   alertText,
   conflictSettlement,

@@ -8,6 +8,8 @@
  */
 
 import { labelOf, type SchemaField } from './schema_form'
+// A cycle (words.ts imports this file), harmless: `t` is only called inside functions
+import { t } from './words'
 
 /** One field an edit changed */
 export type ArgsChange = { label: string; before: string; after: string }
@@ -23,7 +25,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function fieldText(value: unknown): string {
   if (value === undefined || value === null || value === '') return '—'
   if (typeof value === 'string') return value
-  if (typeof value === 'boolean') return value ? 'Yes' : 'No'
+  if (typeof value === 'boolean') return t(value ? 'page.card.yes' : 'page.card.no')
   return JSON.stringify(value)
 }
 
@@ -63,12 +65,18 @@ export function argsChanges(
   }
   if (Array.isArray(before) && Array.isArray(after)) {
     const length = Math.max(before.length, after.length)
-    const name = label || 'Items'
+    const name = label || t('page.card.items')
     return Array.from({ length }, (_, index) =>
       argsChanges(before[index], after[index], form?.item, `${name} ${index + 1}`)
     ).flat()
   }
-  return [{ label: label || 'Arguments', before: fieldText(before), after: fieldText(after) }]
+  return [
+    {
+      label: label || t('page.card.arguments'),
+      before: fieldText(before),
+      after: fieldText(after),
+    },
+  ]
 }
 
 /**
@@ -81,6 +89,6 @@ export function argsChangeLines(
   form?: SchemaField | null
 ): string[] {
   const changes = argsChanges(before, after, form)
-  if (changes.length === 0) return ['Edited, with nothing changed']
-  return changes.map((change) => `${change.label}: ${change.before} → ${change.after}`)
+  if (changes.length === 0) return [t('page.card.edited_nothing')]
+  return changes.map((change) => t('page.card.args_change', change))
 }

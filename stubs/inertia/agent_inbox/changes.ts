@@ -6,6 +6,7 @@
  */
 
 import type { AnswersReply, DecisionReply, RowCard } from 'adonis-agent-inbox/types'
+import { t } from './words'
 
 /**
  * A changed card in words, and the buttons it keeps: never the plain
@@ -36,8 +37,8 @@ export function changeView(card: RowCard): ChangeView | null {
     case 'agent-removed':
       return {
         kind: changed.kind,
-        title: 'This agent was removed',
-        detail: `The agent "${changed.agent}" is not part of this version of the app any more, so its run cannot continue. Close it to end the run; nothing it asked for will run.`,
+        title: t('page.card.changed_agent'),
+        detail: t('page.card.changed_agent_detail', { agent: changed.agent }),
         ...only,
         reject: false,
         close: true,
@@ -45,31 +46,34 @@ export function changeView(card: RowCard): ChangeView | null {
     case 'tool-removed':
       return {
         kind: changed.kind,
-        title: 'This tool was removed',
-        detail: `"${tool}" is not part of this version of the app any more, so this call can no longer run. Reject it: the agent reads your reason.`,
+        title: t('page.card.changed_tool'),
+        detail: t('page.card.changed_tool_detail', { tool }),
         ...only,
       }
     case 'policy-denies':
       return {
         kind: changed.kind,
-        title: `Denied by policy: ${changed.reason}`,
-        detail: `A policy in force now denies "${tool}"${changed.rule ? ` (rule: ${changed.rule})` : ''}, so this call cannot be approved. Reject it: the agent reads your reason.`,
+        title: t('page.card.changed_policy', { reason: changed.reason }),
+        detail: changed.rule
+          ? t('page.card.changed_policy_rule_detail', { tool, rule: changed.rule })
+          : t('page.card.changed_policy_detail', { tool }),
         ...only,
       }
     case 'policy-failed':
       return {
         kind: changed.kind,
-        title: 'The policy could not be checked',
-        detail: `The policy that governs "${tool}" failed, so this call cannot be approved until it works again. Reject it, or come back later.`,
+        title: t('page.card.changed_failed'),
+        detail: t('page.card.changed_failed_detail', { tool }),
         ...only,
       }
     case 'schema-changed':
       return {
         kind: changed.kind,
-        title: "This tool's input changed",
-        detail: `"${tool}" takes other arguments since the agent asked (${changed.issues
-          .map((issue) => `${issue.path}: ${issue.message}`)
-          .join('; ')}). Edit them in the new form to approve, or reject.`,
+        title: t('page.card.changed_schema'),
+        detail: t('page.card.changed_schema_detail', {
+          tool,
+          issues: changed.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; '),
+        }),
         ...only,
         edit: true,
       }

@@ -16,6 +16,7 @@ import type {
   RowCard,
 } from 'adonis-agent-inbox/types'
 import { isSingleChoice } from 'adonis-agent-inbox/questions/client'
+import { t } from './words'
 
 function sentence(message: string): string {
   return message.charAt(0).toUpperCase() + message.slice(1)
@@ -54,9 +55,15 @@ export function questionErrors(
       rest.push(...messages.map((message) => `${field}: ${message}`))
       continue
     }
-    const prefix = index !== undefined && !isSingleChoice(owner) ? `Value ${index + 1}: ` : ''
+    const numbered = index !== undefined && !isSingleChoice(owner)
     byQuestion[owner.id] ??= []
-    byQuestion[owner.id].push(...messages.map((message) => prefix + sentence(message)))
+    byQuestion[owner.id].push(
+      ...messages.map((message) =>
+        numbered
+          ? t('page.card.value_error', { number: index! + 1, message: sentence(message) })
+          : sentence(message)
+      )
+    )
   }
   return { byQuestion, rest }
 }
@@ -175,13 +182,18 @@ export async function askRow(
   return isRecord(row.settled) ? { settled: readSettlement(row.settled), people } : undefined
 }
 
-/** The alert when no word came back about a reply and the row still waits */
+/**
+ * The alert when no word came back about a reply and the row still waits;
+ * its message is read when shown, in the page's language.
+ */
 export const NO_WORD: InboxError = {
   status: 0,
   errors: [
     {
       code: 'E_NO_WORD',
-      message: 'No word came back about this reply, and the row still waits: send it again.',
+      get message() {
+        return t('page.card.no_word')
+      },
     },
   ],
 }
@@ -223,7 +235,7 @@ export function isConflict(error: InboxError): boolean {
 
 /** The alert's first words for an error */
 export function alertHeading(error: InboxError): string {
-  return isConflict(error) ? 'Already settled.' : 'That did not go through.'
+  return t(isConflict(error) ? 'page.card.already_settled' : 'page.card.not_through')
 }
 
 /**
@@ -255,11 +267,15 @@ export function settlerWords(
 ): string {
   const mine = settled.by !== null && settled.by === person
   const words = [
-    mine ? 'you' : settled.by === null ? 'someone' : (people[settled.by] ?? settled.by),
+    mine
+      ? t('page.card.you')
+      : settled.by === null
+        ? t('page.someone')
+        : (people[settled.by] ?? settled.by),
   ]
-  if (mine && settled.via === 'web') words.push('in another tab')
-  else if (settled.via) words.push(`via ${settled.via}`)
-  if (settled.at) words.push(`at ${formatTime(settled.at)}`)
+  if (mine && settled.via === 'web') words.push(t('page.card.another_tab'))
+  else if (settled.via) words.push(t('page.via', { via: settled.via }))
+  if (settled.at) words.push(t('page.at_time', { time: formatTime(settled.at) }))
   return words.join(', ')
 }
 
@@ -275,15 +291,22 @@ function refusalWords(card: RowCard | null, errors: Record<string, string[]>): s
     return [
       ...set.questions
         .filter((question) => byQuestion[question.id])
-        .map((question) => `“${question.prompt}”: ${byQuestion[question.id].join(' ')}`),
+        .map((question) =>
+          t('page.card.check_question', {
+            prompt: question.prompt,
+            errors: byQuestion[question.id].join(' '),
+          })
+        ),
       ...rest,
     ]
   }
   const split = decisionErrors(errors)
   return [
-    ...(split.reason.length > 0 ? [`the reason: ${split.reason.join(' ')}`] : []),
+    ...(split.reason.length > 0
+      ? [t('page.card.check_reason', { errors: split.reason.join(' ') })]
+      : []),
     ...(split.editedInput.length > 0
-      ? [`the edited arguments: ${split.editedInput.join(' ')}`]
+      ? [t('page.card.check_args', { errors: split.editedInput.join(' ') })]
       : []),
     ...split.rest,
   ]
@@ -308,9 +331,11 @@ export function alertText(
 ): string {
   if (isConflict(error)) {
     const settled = conflictSettlement(error)
-    return `Settled by ${settlerWords(settled, context.person, context.formatTime, context.people)}.`
+    return t('page.card.conflict', {
+      who: settlerWords(settled, context.person, context.formatTime, context.people),
+    })
   }
   const refused = refusalWords(context.card, fieldErrors(error))
-  if (refused.length > 0) return `Check ${refused.join('; ')}`
+  if (refused.length > 0) return t('page.card.check', { what: refused.join('; ') })
   return errorMessage(error)
 }

@@ -149,30 +149,6 @@ export function rejectReply(reason: string): DecisionReply {
 }
 
 /**
- * The reply **Approve with changes** sends, or the reason the edited JSON
- * cannot be read (caught before anything is sent).
- *
- * @example
- * editReply('{ "branch": "main" }') // { reply: { approved: true, editedInput: { branch: 'main' } } }
- * editReply('{ branch') // { error: 'Not valid JSON: …' }
- * editReply('null') // { error: 'Write the arguments as a JSON object, …' }
- */
-export function editReply(text: string): { reply: DecisionReply } | { error: string } {
-  if (isBlank(text)) return { error: 'Write the arguments as JSON, for example {}' }
-  let editedInput: unknown
-  try {
-    editedInput = JSON.parse(text)
-  } catch (error) {
-    return { error: `Not valid JSON: ${(error as Error).message}` }
-  }
-  // The server takes an object only, as a tool's arguments are
-  if (editedInput === null || typeof editedInput !== 'object' || Array.isArray(editedInput)) {
-    return { error: 'Write the arguments as a JSON object, for example { "branch": "main" }' }
-  }
-  return { reply: { approved: true, editedInput } }
-}
-
-/**
  * Args as the person reads and edits them: pretty JSON.
  */
 export function argsText(args: unknown): string {

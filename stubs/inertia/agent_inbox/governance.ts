@@ -9,7 +9,7 @@
 
 import type { People, RowCard } from 'adonis-agent-inbox/types'
 import type { Reply } from './form_state'
-import { nameOf } from './words'
+import { nameOf, t } from './words'
 
 /** A remembered grant as the inbox page lists it */
 export type GrantItem = {
@@ -44,21 +44,26 @@ export function quorumView(card: RowCard, person: string, people?: People): Quor
   const quorum = card.quorum
   if (!quorum) return null
   const stages = quorum.stages.length
-  const count = `${quorum.approvals} of ${quorum.needed} approvals${
-    stages > 1 ? ` (stage ${quorum.stage + 1} of ${stages})` : ''
-  }`
-  const votes = quorum.votes.map(
-    (vote) =>
-      `${nameOf(people, vote.personId)} ${vote.vote === 'approve' ? 'approved' : 'rejected'}`
+  const approvals = t(quorum.approvals === 1 ? 'page.card.quorum_one' : 'page.card.quorum_many', {
+    count: quorum.approvals,
+    needed: quorum.needed,
+  })
+  const stageWords =
+    stages > 1 ? t('page.card.quorum_stage', { stage: quorum.stage + 1, stages }) : ''
+  const count = `${approvals}${stageWords}`
+  const votes = quorum.votes.map((vote) =>
+    t(vote.vote === 'approve' ? 'page.card.voted_approve' : 'page.card.voted_reject', {
+      name: nameOf(people, vote.personId),
+    })
   )
   const mine = quorum.votes.find((vote) => vote.personId === person)
   const myStage = quorum.stages.findIndex((stage) => stage.approvers.includes(person))
   let note: string | null = null
   if (quorum.excludeRequester && quorum.requester === person) {
-    note = 'You requested this call, so another approver must decide.'
-  } else if (mine) note = 'You voted on this call.'
-  else if (myStage < 0) note = 'You are not among its approvers.'
-  else if (myStage > quorum.stage) note = 'Your stage opens once the earlier one approves.'
+    note = t('page.card.vote_requester')
+  } else if (mine) note = t('page.card.vote_cast')
+  else if (myStage < 0) note = t('page.card.vote_not_approver')
+  else if (myStage > quorum.stage) note = t('page.card.vote_later_stage')
   return { count, votes, canVote: note === null, note }
 }
 
@@ -73,15 +78,21 @@ export function grantReply(scope: string): Reply {
  * A grant in a line: what it allows, and until when.
  */
 export function grantWords(grant: GrantItem, formatTime: (iso: string) => string): string {
+  const tool = grant.toolName
   const what =
     grant.scope === 'run'
-      ? `${grant.toolName} in run ${grant.runId?.slice(0, 8) ?? ''}`
+      ? t('page.card.grant_run', { tool, run: grant.runId?.slice(0, 8) ?? '' })
       : grant.scope === 'person'
-        ? `${grant.toolName} in your runs`
-        : `${grant.toolName} with ${Object.entries(grant.predicate ?? {})
-            .map(([key, value]) => `${key} = ${JSON.stringify(value)}`)
-            .join(', ')}`
-  return `${what}${grant.expiresAt ? `, until ${formatTime(grant.expiresAt)}` : ''}`
+        ? t('page.card.grant_person', { tool })
+        : t('page.card.grant_args', {
+            tool,
+            args: Object.entries(grant.predicate ?? {})
+              .map(([key, value]) => `${key} = ${JSON.stringify(value)}`)
+              .join(', '),
+          })
+  return grant.expiresAt
+    ? t('page.card.grant_until', { grant: what, time: formatTime(grant.expiresAt) })
+    : what
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 
 import type { AnswersReply, DecisionReply, RowCard, RunGroup } from 'adonis-agent-inbox/types'
+import { t } from './words'
 
 /** What the page gives every pending row's card, on both pages */
 export type CardState = {
@@ -106,11 +107,19 @@ export function bulkActions(cards: RowCard[]): {
   const count = cards.length
   return questions
     ? {
-        accept: { label: `Confirm ${count} on defaults`, reply: { answers: {} } },
-        refuse: { label: `Skip ${count}`, reply: { answers: {}, skip: true }, reason: false },
+        accept: { label: t('page.card.bulk_confirm', { count }), reply: { answers: {} } },
+        refuse: {
+          label: t('page.card.bulk_skip', { count }),
+          reply: { answers: {}, skip: true },
+          reason: false,
+        },
       }
     : {
-        accept: { label: `Approve ${count}`, reply: { approved: true } },
-        refuse: { label: `Reject ${count}`, reply: { approved: false }, reason: true },
+        accept: { label: t('page.card.bulk_approve', { count }), reply: { approved: true } },
+        refuse: {
+          label: t('page.card.bulk_reject', { count }),
+          reply: { approved: false },
+          reason: true,
+        },
       }
 }

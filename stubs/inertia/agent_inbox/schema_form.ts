@@ -4,9 +4,14 @@
  * JSON Schema describes (the package publishes it from the tool's Vine
  * schema), the value each input shows and what typing in it makes of the
  * args, and the server's errors by field. What the schema cannot describe
- * as fields (a date, a union) is edited as JSON in place. The app receives
- * this file in inertia/agent_inbox/.
+ * as fields (a date, a union) is edited as JSON in place, and "Edit as
+ * JSON" reads the whole args typed as JSON. The app receives this file in
+ * inertia/agent_inbox/.
  */
+
+import type { DecisionReply } from 'adonis-agent-inbox/types'
+// A cycle (words.ts imports this file), harmless: `t` is only called inside functions
+import { t } from './words'
 
 /** Where a value sits in the args: property names and array indexes */
 export type FieldPath = (string | number)[]
@@ -151,7 +156,7 @@ function describe(schema: unknown, name: string, required: boolean): SchemaField
  */
 export function argsForm(schema: unknown): SchemaField | null {
   const form = describe(schema, '', false)
-  return form.kind === 'object' ? { ...form, label: 'Arguments' } : null
+  return form.kind === 'object' ? { ...form, label: t('page.card.arguments') } : null
 }
 
 /**
@@ -281,9 +286,33 @@ export function valueFromInput(
       try {
         return { value: JSON.parse(text) }
       } catch (error) {
-        return { error: `Not valid JSON: ${(error as Error).message}` }
+        return { error: t('page.card.bad_json', { error: (error as Error).message }) }
       }
   }
+}
+
+/**
+ * The reply **Approve with changes** sends, or the reason the edited JSON
+ * cannot be read (caught before anything is sent).
+ *
+ * @example
+ * editReply('{ "branch": "main" }') // { reply: { approved: true, editedInput: { branch: 'main' } } }
+ * editReply('{ branch') // { error: 'Not valid JSON: …' }
+ * editReply('null') // { error: 'Write the arguments as a JSON object, …' }
+ */
+export function editReply(text: string): { reply: DecisionReply } | { error: string } {
+  if (text.trim() === '') return { error: t('page.card.write_json') }
+  let editedInput: unknown
+  try {
+    editedInput = JSON.parse(text)
+  } catch (error) {
+    return { error: t('page.card.bad_json', { error: (error as Error).message }) }
+  }
+  // The server takes an object only, as a tool's arguments are
+  if (editedInput === null || typeof editedInput !== 'object' || Array.isArray(editedInput)) {
+    return { error: t('page.card.write_json_object') }
+  }
+  return { reply: { approved: true, editedInput } }
 }
 
 /**

@@ -14,11 +14,12 @@ import { useEffect, useId, useMemo, useRef, useState } from 'react'
 import { type CardProps, ActionRow, CardButton, CardFrame, ErrorList } from './card_parts'
 import { decisionErrors } from './feedback'
 import { ChangedNote } from './changed_note'
-import { approveReply, argsText, editReply, rejectReply } from './form_state'
-import { argsErrors, argsForm } from './schema_form'
+import { approveReply, argsText, rejectReply } from './form_state'
+import { argsErrors, argsForm, editReply } from './schema_form'
 import { SchemaInput } from './schema_input'
 import { grantReply, quorumView } from './governance'
 import { changeView, editStart } from './changes'
+import { t } from './words'
 import type { People } from 'adonis-agent-inbox/types'
 
 type Panel = 'none' | 'reject' | 'edit'
@@ -124,6 +125,8 @@ export function ApprovalCard({
     ...(asJson ? split.editedInput : byField.rest),
   ]
   const rest = [...split.rest, ...(panel === 'reject' ? [] : split.reason)]
+  /* The tool's name sits in the title's words where the language puts it */
+  const [beforeTool, afterTool] = t('page.title.approve', { tool: '\0' }).split('\0')
 
   return (
     <CardFrame
@@ -131,7 +134,9 @@ export function ApprovalCard({
       titleId={titleId}
       title={
         <>
-          Approve <code className="ai-tool">{card.toolName}</code>?
+          {beforeTool}
+          <code className="ai-tool">{card.toolName}</code>
+          {afterTool}
         </>
       }
       busy={busy}
@@ -145,7 +150,7 @@ export function ApprovalCard({
       {panel !== 'edit' && (
         <div className="ai-args">
           <p className="ai-args-label ai-muted" id={`${base}-args`}>
-            Arguments
+            {t('page.card.arguments')}
           </p>
           <pre aria-labelledby={`${base}-args`}>{argsText(args)}</pre>
         </div>
@@ -176,7 +181,7 @@ export function ApprovalCard({
               disabled={busy || locked}
               onClick={() => onReply(approveReply())}
             >
-              Approve
+              {t('page.card.approve')}
             </CardButton>
           )}
           {(change ? [] : (card.grants ?? [])).map((grant) => (
@@ -194,7 +199,7 @@ export function ApprovalCard({
             disabled={busy || locked}
             onClick={() => setPanel('reject')}
           >
-            Reject
+            {t('page.card.reject')}
           </CardButton>
           {!quorum && (!change || change.edit) && (
             <CardButton
@@ -205,7 +210,7 @@ export function ApprovalCard({
                 setPanel('edit')
               }}
             >
-              Edit
+              {t('page.card.edit')}
             </CardButton>
           )}
         </ActionRow>
@@ -214,7 +219,7 @@ export function ApprovalCard({
       {panel === 'reject' && (
         <form className="ai-panel" noValidate onSubmit={(event) => event.preventDefault()}>
           <label htmlFor={`${base}-reason`} className="ai-prompt">
-            Why not? <span className="ai-muted">(the agent reads this; optional)</span>
+            {t('page.card.why_not')} <span className="ai-muted">{t('page.card.agent_reads')}</span>
           </label>
           <textarea
             id={`${base}-reason`}
@@ -229,7 +234,7 @@ export function ApprovalCard({
           />
           <ErrorList id={reasonErrorId} messages={split.reason} />
           <PanelButtons
-            send="Send rejection"
+            send={t('page.card.send_rejection')}
             tone="danger"
             busy={busy}
             disabled={busy || locked}
@@ -244,7 +249,7 @@ export function ApprovalCard({
           {asJson ? (
             <>
               <label htmlFor={`${base}-edit`} className="ai-prompt">
-                Arguments (JSON)
+                {t('page.card.arguments_json')}
               </label>
               <textarea
                 id={`${base}-edit`}
@@ -277,11 +282,11 @@ export function ApprovalCard({
           <ErrorList id={editErrorId} messages={editMessages} />
           {form && (
             <button type="button" className="ai-link" disabled={busy} onClick={switchMode}>
-              {asJson ? 'Edit in the form' : 'Edit as JSON (advanced)'}
+              {t(asJson ? 'page.card.edit_in_form' : 'page.card.edit_as_json')}
             </button>
           )}
           <PanelButtons
-            send="Approve with changes"
+            send={t('page.card.approve_with_changes')}
             tone="primary"
             busy={busy}
             disabled={busy || locked}
@@ -312,7 +317,7 @@ function PanelButtons(props: {
         {props.send}
       </CardButton>
       <CardButton disabled={props.disabled} onClick={props.onCancel}>
-        Cancel
+        {t('page.card.cancel')}
       </CardButton>
     </ActionRow>
   )

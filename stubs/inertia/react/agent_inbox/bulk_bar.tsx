@@ -11,6 +11,7 @@ import type { RowCard } from 'adonis-agent-inbox/types'
 import { ActionRow, CardButton } from './card_parts'
 import { rejectReply, type Reply } from './form_state'
 import { bulkActions } from './rows'
+import { t, tCount } from './words'
 
 export function BulkBar({
   cards,
@@ -48,14 +49,19 @@ export function BulkBar({
   return (
     <section className="ai-bulk" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`} className="ai-visually-hidden">
-        Bulk decision
+        {t('page.card.bulk_decision')}
       </h2>
       <p className="ai-muted">
-        {count === 0 ? 'Select cards to settle them together.' : `${count} of ${total} selected.`}
+        {count === 0
+          ? t('page.card.bulk_none')
+          : t(count === 1 ? 'page.card.bulk_selected_one' : 'page.card.bulk_selected_many', {
+              count,
+              total,
+            })}
       </p>
       <ActionRow busy={busy}>
         <CardButton disabled={locked} onClick={onSelectAll}>
-          {count === total ? 'Select none' : 'Select all'}
+          {t(count === total ? 'page.card.select_none' : 'page.card.select_all')}
         </CardButton>
         {count > 0 && !rejecting && (
           <>
@@ -82,7 +88,8 @@ export function BulkBar({
       {rejecting && count > 0 && (
         <form className="ai-panel" noValidate onSubmit={(event) => event.preventDefault()}>
           <label htmlFor={`${id}-reason`} className="ai-prompt">
-            Why not? <span className="ai-muted">(every agent reads this; optional)</span>
+            {t('page.card.why_not')}{' '}
+            <span className="ai-muted">{t('page.card.every_agent_reads')}</span>
           </label>
           <textarea
             id={`${id}-reason`}
@@ -102,10 +109,10 @@ export function BulkBar({
                 setRejecting(false)
               }}
             >
-              Send {count} rejections
+              {tCount(count, 'page.card.send_rejections_one', 'page.card.send_rejections_many')}
             </CardButton>
             <CardButton disabled={locked} onClick={() => setRejecting(false)}>
-              Cancel
+              {t('page.card.cancel')}
             </CardButton>
           </ActionRow>
         </form>

@@ -11,7 +11,7 @@ import { useId, type ComponentProps, type HTMLAttributes, type ReactNode } from 
 import type { RowCard } from 'adonis-agent-inbox/types'
 import type { Reply } from './form_state'
 import type { CardState } from './rows'
-import { cardTitle, expiryWords, formatTime } from './words'
+import { cardTitle, expiryWords, formatTime, kindWord, t } from './words'
 
 /** What every pending card is given by the page */
 export type CardProps = CardState & {
@@ -26,12 +26,12 @@ export type CardProps = CardState & {
 export function CardMeta({ card }: { card: RowCard }) {
   return (
     <p className="ai-meta ai-muted">
-      <span className="ai-chip">{card.kind}</span>
-      {card.createdAt && <span>Asked {formatTime(card.createdAt)}</span>}
+      <span className="ai-chip">{kindWord(card.kind)}</span>
+      {card.createdAt && <span>{t('page.card.asked', { time: formatTime(card.createdAt) })}</span>}
       {card.expiresAt && (
         <span>
-          Expires {formatTime(card.expiresAt)}
-          {card.onExpiry ? ` (then: ${expiryWords(card)})` : ''}
+          {t('page.card.expires', { time: formatTime(card.expiresAt) })}
+          {card.onExpiry ? t('page.card.expires_then', { what: expiryWords(card) }) : ''}
         </span>
       )}
       {card.escalation && <span className="ai-escalation">{card.escalation}</span>}
@@ -85,8 +85,10 @@ export function CardFrame({
             disabled={busy}
             onChange={(event) => onSelect(event.target.checked)}
           />
-          <span className="ai-visually-hidden">Select “{cardTitle(card)}” for a bulk decision</span>
-          <span aria-hidden="true">Select</span>
+          <span className="ai-visually-hidden">
+            {t('page.card.select_for_bulk', { title: cardTitle(card) })}
+          </span>
+          <span aria-hidden="true">{t('page.card.select')}</span>
         </label>
       </div>
       <CardMeta card={card} />
@@ -124,7 +126,9 @@ export function ActionRow({
   return (
     <div className="ai-actions">
       {children}
-      {(busy || hint) && <span className="ai-muted ai-hint">{busy ? 'Sending…' : hint}</span>}
+      {(busy || hint) && (
+        <span className="ai-muted ai-hint">{busy ? t('page.card.sending') : hint}</span>
+      )}
     </div>
   )
 }

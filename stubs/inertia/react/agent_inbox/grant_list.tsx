@@ -6,7 +6,7 @@
 
 import { router } from '@inertiajs/react'
 import { grantWords, revokeUrl, type GrantItem } from './governance'
-import { formatTime } from './words'
+import { formatTime, t } from './words'
 
 /**
  * Lists the grants, or nothing when there are none.
@@ -15,7 +15,7 @@ export function GrantList({ grants, inbox }: { grants: GrantItem[]; inbox: strin
   if (grants.length === 0) return null
   return (
     <section className="ai-grants" aria-labelledby="ai-grants-title">
-      <h2 id="ai-grants-title">Remembered approvals</h2>
+      <h2 id="ai-grants-title">{t('page.card.grants')}</h2>
       <ul>
         {grants.map((grant) => (
           <li key={grant.id} data-grant-id={grant.id}>
@@ -25,7 +25,7 @@ export function GrantList({ grants, inbox }: { grants: GrantItem[]; inbox: strin
               className="ai-link"
               onClick={() => router.post(revokeUrl(inbox, grant.id), {}, { preserveScroll: true })}
             >
-              Revoke
+              {t('page.card.revoke')}
             </button>
           </li>
         ))}

@@ -13,7 +13,7 @@ import { useId } from 'react'
 import { type CardProps, ActionRow, CardButton, CardFrame, ErrorList } from './card_parts'
 import { decisionErrors } from './feedback'
 import { approveReply, rejectReply } from './form_state'
-import { cardTitle, linkTarget } from './words'
+import { cardTitle, linkTarget, t } from './words'
 
 export function LinkCard({ card, errors, busy, locked, selected, onSelect, onReply }: CardProps) {
   const titleId = useId()
@@ -38,30 +38,29 @@ export function LinkCard({ card, errors, busy, locked, selected, onSelect, onRep
             <a className="ai-link" href={target.href} target="_blank" rel="noopener noreferrer">
               {target.text}
             </a>{' '}
-            <span className="ai-muted">(opens in a new tab)</span>
+            <span className="ai-muted">{t('page.card.opens_new_tab')}</span>
           </>
         ) : (
           <>
-            <code>{target.text}</code>{' '}
-            <span className="ai-muted">(not a web address, so not a link)</span>
+            <code>{target.text}</code> <span className="ai-muted">{t('page.card.not_a_link')}</span>
           </>
         )}
       </p>
       <ErrorList id={`${base}-errors`} messages={[...split.rest, ...split.reason]} />
-      <ActionRow busy={busy} hint="This card closes by itself once the site reports back.">
+      <ActionRow busy={busy} hint={t('page.card.link_hint')}>
         <CardButton
           tone="primary"
           disabled={busy || locked}
           onClick={() => onReply(approveReply())}
         >
-          Done
+          {t('page.card.done')}
         </CardButton>
         <CardButton
           tone="danger"
           disabled={busy || locked}
           onClick={() => onReply(rejectReply(''))}
         >
-          Decline
+          {t('page.card.decline')}
         </CardButton>
       </ActionRow>
     </CardFrame>

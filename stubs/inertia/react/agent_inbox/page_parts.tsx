@@ -8,7 +8,7 @@
 import { useLayoutEffect, useRef, useState, type HTMLAttributes } from 'react'
 import { pageLandmark } from './landmark'
 import type { LiveMode } from './live_client'
-import type { inboxLinks } from './words'
+import { t, type inboxLinks } from './words'
 
 /**
  * The root of every inbox page: the .agent-inbox element its styles are
@@ -38,30 +38,36 @@ export function InboxNav({
   consoleUrl?: string
 }) {
   return (
-    <nav className="ai-nav" aria-label="Agent inbox">
+    <nav className="ai-nav" aria-label={t('page.card.nav')}>
       <a href={links.inbox} aria-current={current === 'inbox' ? 'page' : undefined}>
-        Pending
+        {t('page.card.nav_pending')}
       </a>
       <a href={links.history} aria-current={current === 'history' ? 'page' : undefined}>
-        History
+        {t('page.card.nav_history')}
       </a>
       {consoleUrl && (
         <a href={consoleUrl} aria-current={current === 'console' ? 'page' : undefined}>
-          Console
+          {t('page.card.nav_console')}
         </a>
       )}
     </nav>
   )
 }
 
-/** How the page keeps fresh, as its header tells */
-export function LiveNote({ live, what = 'rows' }: { live: LiveMode; what?: string }) {
+/** How the page keeps fresh, as its header tells, of what it shows new */
+export function LiveNote({
+  live,
+  what = 'rows',
+}: {
+  live: LiveMode
+  what?: 'rows' | 'steps' | 'replies'
+}) {
   return (
     <p className="ai-live ai-muted" aria-live="polite">
-      {live === 'transmit' && 'Live'}
-      {live === 'polling' && `Checking for new ${what}`}
-      {live === 'paused' && 'Updates paused while you edit'}
-      {live === 'off' && `Reload the page to see new ${what}`}
+      {live === 'transmit' && t('page.card.live')}
+      {live === 'polling' && t(`page.card.live_checking_${what}`)}
+      {live === 'paused' && t('page.card.live_paused')}
+      {live === 'off' && t(`page.card.live_reload_${what}`)}
     </p>
   )
 }

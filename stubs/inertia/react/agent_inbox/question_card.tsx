@@ -7,7 +7,7 @@
 import { type KeyboardEvent, useId, useState } from 'react'
 import { type CardProps, ActionRow, CardButton, CardFrame, ErrorList } from './card_parts'
 import { isTyping, questionOf, stopEnter } from './keyboard'
-import { cardTitle } from './words'
+import { cardTitle, t } from './words'
 import { questionErrors } from './feedback'
 import {
   type AnswerState,
@@ -79,17 +79,17 @@ export function QuestionCard({
           />
         ))}
         <ErrorList id={restId} messages={split.rest} />
-        <ActionRow busy={busy} hint="Confirm sends what is shown; Skip goes on with every default.">
+        <ActionRow busy={busy} hint={t('page.card.question_hint')}>
           <CardButton
             tone="primary"
             disabled={busy || locked}
             aria-describedby={split.rest.length > 0 ? restId : undefined}
             onClick={() => onReply(answersReply(set, form))}
           >
-            Confirm
+            {t('page.card.confirm')}
           </CardButton>
           <CardButton disabled={busy || locked} onClick={() => onReply(skipReply())}>
-            Skip
+            {t('page.card.skip')}
           </CardButton>
         </ActionRow>
       </form>

@@ -19,6 +19,7 @@ import {
   typeOther,
 } from './form_state'
 import { TypedInput } from './typed_input'
+import { t } from './words'
 
 export type FieldProps = {
   rowId: string
@@ -72,8 +73,8 @@ export function QuestionField({ rowId, question, state, errors, disabled, onChan
         aria-required={question.input?.required || undefined}
       >
         {[
-          ['true', 'Yes'],
-          ['false', 'No'],
+          ['true', t('page.card.yes')],
+          ['false', t('page.card.no')],
         ].map(([value, label]) => (
           <label key={value} className="ai-option">
             <input
@@ -99,7 +100,11 @@ export function QuestionField({ rowId, question, state, errors, disabled, onChan
               id={index === 0 ? `${base}-input` : `${base}-input-${index}`}
               question={question}
               value={value}
-              label={single ? undefined : `${question.prompt} (value ${index + 1})`}
+              label={
+                single
+                  ? undefined
+                  : t('page.card.value_label', { prompt: question.prompt, number: index + 1 })
+              }
               describedBy={describedBy}
               invalid={invalid}
               disabled={disabled}
@@ -110,7 +115,7 @@ export function QuestionField({ rowId, question, state, errors, disabled, onChan
                 type="button"
                 className="ai-link"
                 disabled={disabled}
-                aria-label={`Remove value ${index + 1}`}
+                aria-label={t('page.card.remove_value', { number: index + 1 })}
                 onClick={() =>
                   onChange((current) => ({
                     ...current,
@@ -118,7 +123,7 @@ export function QuestionField({ rowId, question, state, errors, disabled, onChan
                   }))
                 }
               >
-                Remove
+                {t('page.card.remove')}
               </button>
             )}
           </div>
@@ -130,7 +135,7 @@ export function QuestionField({ rowId, question, state, errors, disabled, onChan
             disabled={disabled}
             onClick={() => onChange((current) => ({ ...current, values: [...current.values, ''] }))}
           >
-            Add another value
+            {t('page.card.add_value')}
           </button>
         )}
       </div>
@@ -148,12 +153,16 @@ export function QuestionField({ rowId, question, state, errors, disabled, onChan
       {singleTyped ? (
         <label id={promptId} className="ai-prompt" htmlFor={`${base}-input`}>
           {question.prompt}
-          {question.input?.required && <span className="ai-required"> (required)</span>}
+          {question.input?.required && (
+            <span className="ai-required">{t('page.card.required')}</span>
+          )}
         </label>
       ) : (
         <p id={promptId} className="ai-prompt">
           {question.prompt}
-          {question.input?.required && <span className="ai-required"> (required)</span>}
+          {question.input?.required && (
+            <span className="ai-required">{t('page.card.required')}</span>
+          )}
         </p>
       )}
       {question.description && (
@@ -163,12 +172,12 @@ export function QuestionField({ rowId, question, state, errors, disabled, onChan
       )}
       {question.detail &&
         (planReview ? (
-          <blockquote className="ai-plan" aria-label="The plan">
+          <blockquote className="ai-plan" aria-label={t('page.card.the_plan')}>
             <pre>{question.detail}</pre>
           </blockquote>
         ) : (
           <details className="ai-detail">
-            <summary>Details</summary>
+            <summary>{t('page.card.details')}</summary>
             <pre>{question.detail}</pre>
           </details>
         ))}
@@ -239,7 +248,7 @@ function OptionList(props: OptionListProps) {
               )}
             </span>
             {option.hotkey && (
-              <kbd className="ai-kbd" title={`Press ${option.hotkey}`}>
+              <kbd className="ai-kbd" title={t('page.card.press_key', { key: option.hotkey })}>
                 {option.hotkey}
               </kbd>
             )}
@@ -259,14 +268,14 @@ function OptionList(props: OptionListProps) {
             }
           />
           <label htmlFor={`${otherId}-choice`} className="ai-option-label">
-            Other
+            {t('page.card.other')}
           </label>
           <TypedInput
             id={otherId}
             question={otherQuestion}
             value={state.other}
-            label="Other answer"
-            placeholder={question.input?.placeholder ?? 'Your own answer'}
+            label={t('page.card.other_answer')}
+            placeholder={question.input?.placeholder ?? t('page.card.own_answer')}
             describedBy={describedBy}
             invalid={invalid}
             disabled={disabled}

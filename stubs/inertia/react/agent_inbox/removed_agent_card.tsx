@@ -11,7 +11,7 @@ import { type CardProps, ActionRow, CardButton, CardFrame, ErrorList } from './c
 import { decisionErrors } from './feedback'
 import { ChangedNote } from './changed_note'
 import { closeReply } from './changes'
-import { cardTitle } from './words'
+import { cardTitle, t } from './words'
 
 export function RemovedAgentCard({
   card,
@@ -43,7 +43,7 @@ export function RemovedAgentCard({
           disabled={busy || locked}
           onClick={() => onReply(closeReply(card))}
         >
-          Close
+          {t('page.card.close')}
         </CardButton>
       </ActionRow>
     </CardFrame>

@@ -23,6 +23,7 @@ import {
   type FieldPath,
   type SchemaField,
 } from './schema_form'
+import { t } from './words'
 
 type InputProps = {
   field: SchemaField
@@ -71,7 +72,7 @@ export function SchemaInput(props: InputProps) {
       {field.description}
     </p>
   )
-  const required = field.required && <span className="ai-required"> (required)</span>
+  const required = field.required && <span className="ai-required">{t('page.card.required')}</span>
 
   if (field.kind === 'object' || field.kind === 'array') {
     const items = Array.isArray(value) ? value : []
@@ -106,7 +107,7 @@ export function SchemaInput(props: InputProps) {
                   disabled={disabled}
                   onClick={() => onChange(removeAt(root, [...path, index]))}
                 >
-                  Remove {label} {index + 1}
+                  {t('page.card.remove_item', { label, number: index + 1 })}
                 </button>
               </div>
             ))}
@@ -117,7 +118,7 @@ export function SchemaInput(props: InputProps) {
             disabled={disabled}
             onClick={() => onChange(setAt(root, path, [...items, emptyValue(field.item!)]))}
           >
-            Add to {label}
+            {t('page.card.add_item', { label })}
           </button>
         )}
         <ErrorList id={errorId} messages={messages} />

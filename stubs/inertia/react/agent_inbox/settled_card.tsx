@@ -7,7 +7,7 @@
 import { useId } from 'react'
 import type { People, RowCard } from 'adonis-agent-inbox/types'
 import type { SettledNote } from './rows'
-import { cardTitle, settledWords } from './words'
+import { cardTitle, settledWords, t } from './words'
 
 /**
  * A settled row's card: what it was, and who settled it, through what and when.
@@ -25,6 +25,8 @@ export function SettledCard({
   runUrl: string | null
 }) {
   const titleId = useId()
+  /* Who settled it sits in the words where the language puts it */
+  const [beforeWho, afterWho] = t('page.card.settled_by', { who: '\0' }).split('\0')
   return (
     <section
       className="ai-card ai-card-settled"
@@ -35,12 +37,14 @@ export function SettledCard({
       <h3 id={titleId}>{cardTitle(card)}</h3>
       <p className="ai-settled-by">
         <span aria-hidden="true">✓ </span>
-        Settled by <strong>{settledWords(note, people)}</strong>
+        {beforeWho}
+        <strong>{settledWords(note, people)}</strong>
+        {afterWho}
         {runUrl && (
           <>
             {' · '}
             <a className="ai-link" href={runUrl}>
-              See what the run did
+              {t('page.card.see_run')}
             </a>
           </>
         )}
