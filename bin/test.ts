@@ -14,8 +14,10 @@ import { assert } from '@japa/assert'
 import { apiClient } from '@japa/api-client'
 import { fileSystem } from '@japa/file-system'
 import { processCLIArgs, configure, run } from '@japa/runner'
+import type { Suite } from '@japa/runner/core'
 import { spec } from '@japa/runner/reporters'
 import { claimRedisDb } from '../tests/helpers/redis_db.ts'
+import { stopSuiteShared } from '../tests/helpers/suite_shared.ts'
 import {
   DATABASES,
   places,
@@ -102,7 +104,13 @@ async function runShare(db: DbName) {
     suites: SUITES.map(({ name }) => {
       const mine = share.suites.find((suite) => suite.name === name)
       const files = mine ? filesOf(specs, mine.parts) : []
-      return { name, files: () => Promise.resolve(files), timeout: mine?.timeout }
+      return {
+        name,
+        files: () => Promise.resolve(files),
+        timeout: mine?.timeout,
+        // What the suite's groups shared (a Chromium, fixture apps) ends with the suite
+        configure: (suite: Suite) => void suite.teardown(stopSuiteShared),
+      }
     }),
     /*
      * A bound against a wedge, not a speed goal: most tests start an app,

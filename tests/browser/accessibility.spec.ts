@@ -47,12 +47,12 @@ for (const framework of browserFrameworks()) {
     }) => {
       const { session, page } = await openInbox(suite, ADA)
       cleanup(() => session.close())
-      await startRun(page, 'configurator', 'Provision staging')
+      const configure = await startRun(page, 'configurator', 'Provision staging')
       const deploy = await startRun(page, 'deployer', 'Ship main')
-      const approval = await pendingRow(deploy.id)
+      const [asked, approval] = [await pendingRow(configure.id), await pendingRow(deploy.id)]
       await reloadInbox(page)
       await cardOf(page, approval.id).waitFor()
-      await page.locator('[data-kind="ask"]').waitFor()
+      await cardOf(page, asked.id).waitFor()
       await assertAccessible(page, 'the inbox')
 
       // The edit form open, and a refused value shown beside its field

@@ -45,6 +45,8 @@ const TOOLS = {
   refunder: { tool: 'refund', kind: 'action' },
 } as const
 
+const DEPLOY_ACTION = { args: { branch: 'main' }, summary: 'Deploy main' }
+
 type Decision = { agent: keyof typeof TOOLS; by: string; opened: DateTime; settled: DateTime }
 
 /** p-th percentile by nearest rank, as the console reads it */
@@ -80,7 +82,8 @@ async function seedActivity(now: DateTime): Promise<Decision[]> {
         kind,
         status: kind === 'ask' ? 'answered' : 'approved',
         ownerId: String(ADA),
-        request: {},
+        // As the agents ask: the history (tests/browser/kit_layout.spec.ts) shows these rows too
+        request: kind === 'ask' ? DEPLOY_QUESTIONS : DEPLOY_ACTION,
         answeredBy: by,
         answeredVia: 'web',
         settledAt: settled,
@@ -105,7 +108,7 @@ async function seedActivity(now: DateTime): Promise<Decision[]> {
       kind: ask ? 'ask' : 'action',
       status: 'pending',
       ownerId: String(ADA),
-      request: ask ? DEPLOY_QUESTIONS : { args: { branch: 'main' }, summary: 'Deploy main' },
+      request: ask ? DEPLOY_QUESTIONS : DEPLOY_ACTION,
       createdAt: now.minus({ milliseconds: age }),
     })
     if (index === 3) {

@@ -5,10 +5,12 @@
  * starting it is fixtures/app/bin/launch.ts, shared with the demo.
  */
 
+import { mkdir } from 'node:fs/promises'
 import { dbName, sqliteFile } from './database.ts'
 import type { InboxFramework } from '../../fixtures/app/config/inbox_client.ts'
 import {
   ensureFixtureBuilt,
+  fixtureAce,
   launchFixtureApp,
   type FixtureApp,
 } from '../../fixtures/app/bin/launch.ts'
@@ -38,6 +40,21 @@ export function startFixtureApp(
     framework: options.framework,
     port: options.port,
     migrate: options.migrate,
-    env: { DB_CONNECTION: dbName(), DB_FILE: sqliteFile(), ...options.env },
+    env: { ...databaseEnv(), ...options.env },
   })
+}
+
+/**
+ * Migrates and seeds the fixture's tables afresh on the suite's database,
+ * as `startFixtureApp` does unless told `migrate: false`: for apps that
+ * share one database, migrated once before the first starts.
+ */
+export async function migrateFixture() {
+  await mkdir(new URL('../../tmp/', import.meta.url), { recursive: true })
+  await fixtureAce(['migration:fresh', '--seed'], databaseEnv())
+}
+
+/** The fixture's database: the suite's, the same SQLite file as this process */
+function databaseEnv(): NodeJS.ProcessEnv {
+  return { DB_CONNECTION: dbName(), DB_FILE: sqliteFile() }
 }

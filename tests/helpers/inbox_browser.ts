@@ -1,18 +1,20 @@
 /*
- * The browser suite's shared set-up and vocabulary: one fixture server, one
- * Lucid reader and one Chromium per test group (fresh browser contexts per
- * test), and the bounded waits the tests use to read what a run received
- * from the database the fixture app writes to.
+ * The browser suite's shared set-up and vocabulary: the fixture servers and
+ * the Chromium its groups share (fresh browser contexts per test), a Lucid
+ * reader per group, and the bounded waits the tests use to read what a run
+ * received from the database the fixture apps write to.
  */
 
 import type { Group } from '@japa/runner/core'
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
-import { AgentRun } from '../../src/persistence/models/agent_run.ts'
+import { AgentRun, FINISHED_RUN_STATUSES } from '../../src/persistence/models/agent_run.ts'
+import { cancelRun } from '../../src/runtime/run_actions.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import { USERS } from '../../fixtures/app/database/seeders/users_seeder.ts'
 import { FRAMEWORKS, type InboxFramework } from '../../fixtures/app/config/inbox_client.ts'
 import { createTestApp } from './database.ts'
-import { startFixtureApp, type FixtureApp } from './fixture_app.ts'
+import { migrateFixture, startFixtureApp, type FixtureApp } from './fixture_app.ts'
+import { suiteShared } from './suite_shared.ts'
 import { eventually, launchBrowser, newSession, postJson, signIn } from './browser.ts'
 
 /** The fixture's people (fixtures/app/database/seeders/users_seeder.ts) */
@@ -33,10 +35,20 @@ export function browserFrameworks(): InboxFramework[] {
 }
 
 /**
- * Starts the fixture app serving `framework`'s pages, a Lucid reader on its
- * database and Chromium once for the group, and stops them after its last
- * test. The returned object is filled in by the group's setup, so read it
- * inside tests only. `env` adds to the fixture's environment.
+ * Gives the group the fixture app serving `framework`'s pages with `env`
+ * added to its environment, Chromium, and a Lucid reader on the app's
+ * database. The returned object is filled in by the group's setup, so read
+ * it inside tests only.
+ *
+ * Chromium and each (framework, env)'s app are started by the first group
+ * that needs them and shared by the suite's later groups (stopped at the
+ * suite's end: ./suite_shared.ts), as starting them was most of the
+ * suite's time. So the database holds the earlier groups' runs and rows:
+ * a test finds its own by their ids, never by counting what is there. A
+ * test that stops or restarts its app needs one of its own
+ * (`startFixtureApp`). The reader is the group's own: a group between
+ * (tests/browser/mail_links.spec.ts) boots an app of its own, which the
+ * models then use.
  *
  * @example
  * test.group('Approval cards', (group) => {
@@ -53,25 +65,39 @@ export function useBrowserSuite(
 ): BrowserSuite {
   const suite = { framework } as BrowserSuite
   group.setup(async () => {
-    const cleanups: (() => Promise<unknown>)[] = []
-    const cleanup = async () => {
-      for (const step of cleanups.reverse()) await step()
+    suite.browser = await suiteShared('chromium', launchBrowser, (browser) => browser.close())
+    suite.fixture = await suiteShared(
+      `fixture app: ${framework} ${JSON.stringify(env)}`,
+      async () => {
+        // Once for all the apps: migrating again would drop the tables under those serving
+        await suiteShared('fixture database', migrateFixture, async () => {})
+        return startFixtureApp({ framework, env, migrate: false })
+      },
+      (fixture) => fixture.stop()
+    )
+    // Lucid in this process, on the fixture's database, to read what the runs received
+    const reader = await createTestApp({ migrate: false })
+    return () => reader.terminate()
+  })
+  /*
+   * Each test cancels the runs it left unfinished: the inbox lists pending
+   * rows oldest first, 50 a page, so rows the earlier groups left waiting
+   * would soon push a later test's rows off the page.
+   */
+  group.each.setup(async () => {
+    const before = new Set(await unfinishedRuns())
+    return async () => {
+      for (const id of await unfinishedRuns()) {
+        if (!before.has(id)) await cancelRun(id)
+      }
     }
-    try {
-      suite.fixture = await startFixtureApp({ framework, env })
-      cleanups.push(() => suite.fixture.stop())
-      // Lucid in this process, on the fixture's database, to read what the runs received
-      const reader = await createTestApp({ migrate: false })
-      cleanups.push(() => reader.terminate())
-      suite.browser = await launchBrowser()
-      cleanups.push(() => suite.browser.close())
-    } catch (error) {
-      await cleanup()
-      throw error
-    }
-    return cleanup
   })
   return suite
+}
+
+async function unfinishedRuns(): Promise<string[]> {
+  const runs = await AgentRun.query().whereNotIn('status', FINISHED_RUN_STATUSES).select('id')
+  return runs.map((run) => run.id)
 }
 
 /**
