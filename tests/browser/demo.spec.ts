@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url'
 import { test } from '@japa/runner'
 import { freePort } from '../../fixtures/app/bin/launch.ts'
 import { dbName } from '../helpers/database.ts'
-import { eventually, launchBrowser, newSession } from '../helpers/browser.ts'
+import { eventually, newSession } from '../helpers/browser.ts'
+import { sharedBrowser } from '../helpers/inbox_browser.ts'
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
@@ -58,9 +59,8 @@ test.group(`Demo | ${dbName()}`, (group) => {
     })
     assert.equal(signIn, `http://127.0.0.1:${port}/login/1`)
 
-    const browser = await launchBrowser()
-    cleanup(() => browser.close())
-    const session = await newSession(browser, `http://127.0.0.1:${port}`)
+    const session = await newSession(await sharedBrowser(), `http://127.0.0.1:${port}`)
+    cleanup(() => session.close())
     const page = await session.newPage()
     await page.goto(signIn)
     await page.waitForURL('**/inbox')

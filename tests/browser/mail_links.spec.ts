@@ -10,7 +10,7 @@
 import { test } from '@japa/runner'
 import type { Browser } from 'playwright-core'
 import { dbName } from '../helpers/database.ts'
-import { launchBrowser } from '../helpers/browser.ts'
+import { sharedBrowser } from '../helpers/inbox_browser.ts'
 import { createNotifyingApp } from '../helpers/notifications.ts'
 import { mailLinks } from '../helpers/smtp.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
@@ -24,11 +24,8 @@ test.group(`Mail links | ${dbName()}`, (group) => {
   let browser: Browser
   group.setup(async () => {
     app = await createNotifyingApp()
-    browser = await launchBrowser()
-    return async () => {
-      await browser.close()
-      await app.terminate()
-    }
+    browser = await sharedBrowser()
+    return () => app.terminate()
   })
   group.each.setup(() => {
     app.smtp.mails.length = 0

@@ -42,10 +42,11 @@ export function browserFrameworks(): InboxFramework[] {
  *
  * Chromium and each (framework, env)'s app are started by the first group
  * that needs them and shared by the suite's later groups (stopped at the
- * suite's end: ./suite_shared.ts), as starting them was most of the
- * suite's time. So the database holds the earlier groups' runs and rows:
- * a test finds its own by their ids, never by counting what is there. A
- * test that stops or restarts its app needs one of its own
+ * suite's end: ./suite_shared.ts): starting them for each group was a
+ * third of the suite's time. So the database holds the earlier groups'
+ * runs and rows: a test finds its own by their ids, never by counting
+ * what is there, and leaves no run waiting (below). A test that stops or
+ * restarts its app needs one of its own
  * (`startFixtureApp`). The reader is the group's own: a group between
  * (tests/browser/mail_links.spec.ts) boots an app of its own, which the
  * models then use.
@@ -65,7 +66,7 @@ export function useBrowserSuite(
 ): BrowserSuite {
   const suite = { framework } as BrowserSuite
   group.setup(async () => {
-    suite.browser = await suiteShared('chromium', launchBrowser, (browser) => browser.close())
+    suite.browser = await sharedBrowser()
     suite.fixture = await suiteShared(
       `fixture app: ${framework} ${JSON.stringify(env)}`,
       async () => {
@@ -80,13 +81,15 @@ export function useBrowserSuite(
     return () => reader.terminate()
   })
   /*
-   * Each test cancels the runs it left unfinished: the inbox lists pending
-   * rows oldest first, 50 a page, so rows the earlier groups left waiting
-   * would soon push a later test's rows off the page.
+   * Each test ends the sessions it opened (live pages would go on asking
+   * the apps) and cancels the runs it left unfinished: the inbox lists
+   * pending rows oldest first, 50 a page, so rows the earlier groups left
+   * waiting would soon push a later test's rows off the page.
    */
   group.each.setup(async () => {
     const before = new Set(await unfinishedRuns())
     return async () => {
+      for (const session of suite.browser.contexts()) await session.close()
       for (const id of await unfinishedRuns()) {
         if (!before.has(id)) await cancelRun(id)
       }
@@ -98,6 +101,15 @@ export function useBrowserSuite(
 async function unfinishedRuns(): Promise<string[]> {
   const runs = await AgentRun.query().whereNotIn('status', FINISHED_RUN_STATUSES).select('id')
   return runs.map((run) => run.id)
+}
+
+/**
+ * The browser suite's Chromium, started by the first group that asks and
+ * shared by the others (./suite_shared.ts). A test closes the sessions it
+ * opens in it.
+ */
+export function sharedBrowser(): Promise<Browser> {
+  return suiteShared('chromium', launchBrowser, (browser) => browser.close())
 }
 
 /**
