@@ -11,7 +11,6 @@
  * one to docs/console.png).
  */
 
-import { randomUUID } from 'node:crypto'
 import { copyFile } from 'node:fs/promises'
 import { test } from '@japa/runner'
 import { DateTime } from 'luxon'
@@ -147,26 +146,26 @@ const APPROVERS: Record<InboxFramework, string[]> = {
 /**
  * Adds people to the fixture's users table (the console names approvers
  * through its displayName hook, as it names the seeded ones); their ids.
+ * The ids are given, after the highest: the fixture's seeder gives its
+ * people theirs, which leaves PostgreSQL's sequence behind them.
  */
 async function addPeople(names: string[]): Promise<string[]> {
   const client = AgentRun.query().client
-  const tag = randomUUID()
-  const ids: string[] = []
-  for (const [index, fullName] of names.entries()) {
-    const email = `person-${index}-${tag}@example.com`
-    await client
-      .insertQuery()
-      .table('users')
-      .insert({
+  const highest = await client.from('users').max('id as id').first()
+  const ids = names.map((_, index) => Number(highest?.id ?? 0) + 1 + index)
+  await client
+    .insertQuery()
+    .table('users')
+    .multiInsert(
+      names.map((fullName, index) => ({
+        id: ids[index],
         full_name: fullName,
-        email,
+        email: `approver-${ids[index]}@example.com`,
         is_admin: false,
         created_at: DateTime.now().toFormat('yyyy-LL-dd HH:mm:ss'),
-      })
-    const user = await client.from('users').where('email', email).firstOrFail()
-    ids.push(String(user.id))
-  }
-  return ids
+      }))
+    )
+  return ids.map(String)
 }
 
 /**
