@@ -318,7 +318,7 @@ for (const framework of browserFrameworks()) {
       assert,
       cleanup,
     }) => {
-      await seedActivity(DateTime.now())
+      await seedActivity(DateTime.now(), [ADA, GRACE, MARGARET].map(String))
       const { session, page } = await openInbox(suite, MARGARET)
       cleanup(() => session.close())
       await page.setViewportSize({ width: 390, height: 800 })
