@@ -52,7 +52,8 @@ async function receivedBy(runId: string) {
 
 for (const framework of browserFrameworks()) {
   test.group(`Live inbox | Transmit | ${framework} | ${dbName()}`, (group) => {
-    const suite = useBrowserSuite(group, framework, { INBOX_LIVE: 'transmit' })
+    // The fixture's default is Transmit: the suite's shared app
+    const suite = useBrowserSuite(group, framework)
 
     test('rows created and settled elsewhere show on the open page through Transmit, not polling', async ({
       assert,
