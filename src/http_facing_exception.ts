@@ -15,6 +15,7 @@
 import { Exception } from '@adonisjs/core/exceptions'
 import type { HttpContext } from '@adonisjs/core/http'
 import { ERRORS_FR } from './i18n/catalogue/errors_fr.ts'
+import { byLocale, interpolate } from './i18n/interpolate.ts'
 
 /**
  * One error of a response: the message (translated when the app has
@@ -72,11 +73,8 @@ function shippedMessage(
   key: string,
   data: Record<string, unknown>
 ): string | undefined {
-  const language = locale?.split(/[-_]/)[0]?.toLowerCase()
-  const template = language ? SHIPPED_MESSAGES[language]?.[key] : undefined
-  return template?.replace(/\{(\w+)\}/g, (whole, name: string) =>
-    data[name] === undefined || data[name] === null ? whole : String(data[name])
-  )
+  const template = locale ? byLocale(SHIPPED_MESSAGES, locale)?.[key] : undefined
+  return template === undefined ? undefined : interpolate(template, data)
 }
 
 /** The namespace of the package's translation identifiers (`resources/lang/<locale>/agent_inbox.json`) */

@@ -292,11 +292,11 @@ export function respond(ctx: InertiaContext, page: string, props: Record<string,
  */
 export function renderPage(ctx: InertiaContext, page: string, props: Record<string, unknown>) {
   const language = wordsOf(ctx)
+  // Without i18n in the app: English, which the page holds, and no locale (dates as the browser writes them)
+  if (language === Words.english) return ctx.inertia!.render(page, { ...props, words: {} })
   const messages = language.messages('page.') as Record<PageWordKey, string>
   const words = Object.fromEntries(
     Object.entries(messages).filter(([key, text]) => PAGE_WORDS[key as PageWordKey] !== text)
   )
-  // Without i18n in the app, no locale: the page writes dates as the browser does
-  const locale = language === Words.english ? undefined : language.locale
-  return ctx.inertia!.render(page, { ...props, locale, words })
+  return ctx.inertia!.render(page, { ...props, locale: language.locale, words })
 }

@@ -9,6 +9,7 @@
 
 import { en, type Catalogue, type WordKey } from './catalogue/en.ts'
 import { fr } from './catalogue/fr.ts'
+import { byLocale, interpolate } from './interpolate.ts'
 
 /** The namespace of the package's words in an app's translations */
 export const WORDS_PREFIX = 'agent_inbox'
@@ -26,17 +27,11 @@ export type AppTranslator = {
 /** Data a message interpolates */
 export type WordData = Record<string, string | number | null | undefined>
 
-/** `{name}` placeholders filled from data; an unknown one stays as written */
-export function interpolate(message: string, data: WordData = {}): string {
-  return message.replace(/\{(\w+)\}/g, (whole, name: string) => {
-    const value = data[name]
-    return value === undefined || value === null ? whole : String(value)
-  })
-}
+export { interpolate }
 
 /** The package's catalogue of a locale (`fr-CA` reads `fr`), if it ships one */
 export function catalogueOf(locale: string): Catalogue | undefined {
-  return CATALOGUES[locale] ?? CATALOGUES[locale.split(/[-_]/)[0]!.toLowerCase()]
+  return byLocale(CATALOGUES, locale)
 }
 
 export class Words {

@@ -10,8 +10,9 @@
 export { effectiveDefaults, splitDefaults, type SplitDefaults } from './defaults.ts'
 export { checkValue, inputTypeOf, isSingleChoice } from './values.ts'
 export { matchesPattern, patternProblem } from './pattern.ts'
-// The pages' English words, their fallback for a key the server did not send
+// The pages' English words, their fallback for a key the server did not send, and how a word is filled
 export { PAGE_WORDS, type PageWordKey } from '../i18n/catalogue/pages.ts'
+export { interpolate } from '../i18n/interpolate.ts'
 
 /**
  * A person's Transmit channel, on which the server broadcasts their rows'

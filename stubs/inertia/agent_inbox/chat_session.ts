@@ -11,7 +11,7 @@
 import type { UIMessage } from 'ai'
 import { headStatus } from 'adonis-agent-inbox/chat/client'
 import type { ChatState, People, ReplyFeedback, RowCard } from 'adonis-agent-inbox/types'
-import { t } from './words'
+import { t, type PageWords } from './words'
 
 /** The chat page's props, as the package's ChatController renders them */
 export type ChatProps = {
@@ -26,10 +26,7 @@ export type ChatProps = {
   feedback?: ReplyFeedback | null
   /** How often (ms) to look for changes without Transmit; 0 turns it off */
   pollInterval?: number
-  /** The person's language: its locale and words (inertia/agent_inbox/words.ts) */
-  locale?: string
-  words?: Record<string, string>
-}
+} & PageWords
 
 /** What the page lists, in order: a message, or the cards a turn opened */
 export type ChatItem =

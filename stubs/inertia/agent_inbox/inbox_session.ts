@@ -28,7 +28,7 @@ import {
 } from './feedback'
 import { listGroups, type SettledNote } from './rows'
 import type { GrantItem } from './governance'
-import { cardTitle, inboxLinks, isFinished, settledWords, t } from './words'
+import { cardTitle, inboxLinks, isFinished, settledWords, t, type PageWords } from './words'
 
 /** The props the package's controller gives the inbox page */
 export type InboxProps = {
@@ -41,16 +41,13 @@ export type InboxProps = {
   people?: People
   /** How often (ms) to look for changes without Transmit; 0 turns it off */
   pollInterval?: number
-  /** The person's language: its locale and words (inertia/agent_inbox/words.ts) */
-  locale?: string
-  words?: Record<string, string>
   /** Where the inbox routes live */
   inboxUrl?: string
   /** What became of the reply this page last sent, as the server recorded it */
   feedback?: ReplyFeedback | null
   /** The person's remembered grants, newest first */
   grants?: GrantItem[]
-}
+} & PageWords
 
 /** The part of Inertia's router the page uses (`router` of @inertiajs/react or /vue3) */
 export type InboxRouter = {

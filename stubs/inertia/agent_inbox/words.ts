@@ -7,7 +7,7 @@
  */
 
 import type { Outcome, People, RowCard, RunSummary } from 'adonis-agent-inbox/types'
-import { PAGE_WORDS, type PageWordKey } from 'adonis-agent-inbox/questions/client'
+import { interpolate, PAGE_WORDS, type PageWordKey } from 'adonis-agent-inbox/questions/client'
 import { argsChangeLines } from './args_changes'
 import { argsForm } from './schema_form'
 
@@ -42,10 +42,7 @@ export function pageLocale(): string[] {
  * t('page.via', { via: 'web' }) // 'via web'
  */
 export function t(key: PageWordKey, data: Record<string, string | number> = {}): string {
-  const template = language.words[key] ?? PAGE_WORDS[key] ?? key
-  return template.replace(/\{(\w+)\}/g, (whole, name: string) =>
-    data[name] === undefined ? whole : String(data[name])
-  )
+  return interpolate(language.words[key] ?? PAGE_WORDS[key] ?? key, data)
 }
 
 /**
