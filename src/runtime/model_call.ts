@@ -9,7 +9,13 @@
  */
 
 import { randomUUID } from 'node:crypto'
-import { generateText, streamText, type ModelMessage, type ToolSet } from 'ai'
+import {
+  generateText,
+  streamText,
+  type ModelMessage,
+  type TelemetryOptions,
+  type ToolSet,
+} from 'ai'
 import type { AgentDefinition } from './define_agent.ts'
 import type { AgentEvents, EventSink } from '../events.ts'
 import type { AgentRun } from '../persistence/models/agent_run.ts'
@@ -22,7 +28,7 @@ export type ModelRequest = {
   system: string
   messages: ModelMessage[]
   tools: ToolSet
-  telemetry: { functionId: string; recordInputs?: boolean; recordOutputs?: boolean }
+  telemetry: TelemetryOptions
 }
 
 /** What the step keeps of the model's answer, streamed or not */

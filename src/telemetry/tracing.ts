@@ -14,6 +14,7 @@
  * `agent_inbox.*`. Which span opens where: docs/guides/operating.md.
  */
 
+import { tracingChannel } from 'node:diagnostics_channel'
 import type { Attributes, Link, Span, SpanContext, Tracer } from '@opentelemetry/api'
 import { otel as api } from './otel_api.ts'
 
@@ -63,12 +64,22 @@ export function recordsAnswers(): boolean {
   return settings.recordAnswers
 }
 
+/** The AI SDK's own tracing channel, which an integration may subscribe to instead of registering */
+const aiChannel = tracingChannel('ai:telemetry')
+
 /**
  * The AI SDK's `telemetry` option for a model call: its own spans (with
  * an integration such as `@ai-sdk/otel` registered) nest under the step's
- * span, the prompt and the response left out unless configured.
+ * span, the prompt and the response left out unless configured. Off when
+ * nothing would receive them (no integration registered, no subscriber on
+ * its tracing channel): the AI SDK still copies and filters every event of
+ * the call for telemetry it was given, about a third of a bare call's cost
+ * (bench/durable_step.ts).
  */
 export function modelTelemetry(agent: string) {
+  const integrations = (globalThis as { AI_SDK_TELEMETRY_INTEGRATIONS?: unknown[] })
+    .AI_SDK_TELEMETRY_INTEGRATIONS
+  if (!integrations?.length && !aiChannel.hasSubscribers) return { isEnabled: false as const }
   return {
     functionId: agent,
     recordInputs: settings.recordInputs,
