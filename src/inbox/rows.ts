@@ -74,7 +74,7 @@ const RUN_AGENT = 'run_agent'
  * the read every settle and reply route starts with, so it skips Lucid's
  * model query (and, on SQLite, preparing the statement anew each time:
  * see ../persistence/sqlite_writes.ts). It carries its run's agent
- * (`runAgentOf`), joined by key in the same statement, so a settle can tell
+ * (`runAgentOf`), read by key in the same statement, so a settle can tell
  * a run this deploy cannot continue without a read of its own.
  */
 export async function findRow(rowId: string): Promise<ToolCall | null> {
@@ -82,12 +82,17 @@ export async function findRow(rowId: string): Promise<ToolCall | null> {
   const client = ToolCall.$adapter.modelConstructorClient(ToolCall)
   const rows = ToolCall.table
   const runs = AgentRun.table
+  // A scalar subquery, not a join: SQLite ran the join five times slower (50 against 10 µs)
+  const agent = client
+    .knexQuery()
+    .from(runs)
+    .select(`${runs}.agent`)
+    .whereColumn(`${runs}.id`, `${rows}.run_id`)
   const query = client
     .knexQuery()
     .from(rows)
-    .leftJoin(runs, `${runs}.id`, `${rows}.run_id`)
     .where(`${rows}.id`, rowId)
-    .select(`${rows}.*`, `${runs}.agent as ${RUN_AGENT}`)
+    .select(`${rows}.*`, { [RUN_AGENT]: agent })
     .limit(1)
   const [row] = readRows(ToolCall, await allRows(client, query))
   return row ?? null
