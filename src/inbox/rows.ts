@@ -22,7 +22,7 @@ import {
   preparedRows,
   readRows,
 } from '../persistence/prepared_columns.ts'
-import { allRows } from '../persistence/sqlite_writes.ts'
+import { preparedRead } from '../persistence/prepared_reads.ts'
 import { transaction } from '../persistence/transaction.ts'
 import { E_ABORTED } from '../errors.ts'
 import debug from '../debug.ts'
@@ -72,14 +72,20 @@ const RUN_AGENT = 'run_agent'
 /**
  * One row by id, or null (for anything but a row id, without a query):
  * the read every settle and reply route starts with, so it skips Lucid's
- * model query (and, on SQLite, preparing the statement anew each time:
- * see ../persistence/sqlite_writes.ts). It carries its run's agent
+ * model query and runs prepared on the driver, compiled once
+ * (../persistence/prepared_reads.ts). It carries its run's agent
  * (`runAgentOf`), read by key in the same statement, so a settle can tell
  * a run this deploy cannot continue without a read of its own.
  */
 export async function findRow(rowId: string): Promise<ToolCall | null> {
   if (!isRowId(rowId)) return null
   const client = ToolCall.$adapter.modelConstructorClient(ToolCall)
+  const [row] = readRows(ToolCall, await rowById(client, [rowId]))
+  return row ?? null
+}
+
+/** `findRow`'s statement, prepared (../persistence/prepared_reads.ts) */
+const rowById = preparedRead(1, (client, rowId) => {
   const rows = ToolCall.table
   const runs = AgentRun.table
   // A scalar subquery, not a join: SQLite ran the join five times slower (50 against 10 µs)
@@ -87,16 +93,14 @@ export async function findRow(rowId: string): Promise<ToolCall | null> {
     .knexQuery()
     .from(runs)
     .select(`${runs}.agent`)
-    .whereColumn(`${runs}.id`, `${rows}.run_id`)
-  const query = client
+    .whereRaw('?? = ??', [`${runs}.id`, `${rows}.run_id`])
+  return client
     .knexQuery()
     .from(rows)
     .where(`${rows}.id`, rowId)
     .select(`${rows}.*`, { [RUN_AGENT]: agent })
     .limit(1)
-  const [row] = readRows(ToolCall, await allRows(client, query))
-  return row ?? null
-}
+})
 
 /**
  * The agent of a row's run, as `findRow` read it: null for a row with no

@@ -14,7 +14,8 @@
 import type { QueryClientContract } from '@adonisjs/lucid/types/database'
 import { PreparedRecord, sqlDiagnostics } from './driver_statements.ts'
 
-type Callback = (error: Error | null, result: { affectedRows?: number }) => void
+type Result = { affectedRows?: number } | Record<string, unknown>[]
+type Callback = (error: Error | null, result: Result) => void
 type Connection = {
   execute(sql: string, values: unknown[], callback: Callback): void
   query(sql: string, callback: Callback): void
@@ -36,24 +37,49 @@ export function isMysql2(client: QueryClientContract): boolean {
   return client.dialect.name === 'mysql'
 }
 
-function send(connection: Connection, sql: string, values?: unknown[]): Promise<number> {
+function send(connection: Connection, sql: string, values?: unknown[]): Promise<Result> {
   return new Promise((resolve, reject) => {
-    const done: Callback = (error, result) =>
-      error ? reject(error) : resolve(result?.affectedRows ?? 0)
+    const done: Callback = (error, result) => (error ? reject(error) : resolve(result))
     if (values) connection.execute(sql, values, done)
     else connection.query(sql, done)
   })
 }
 
-function execute(connection: Connection, sql: string, bindings: unknown[]) {
+function execute(connection: Connection, sql: string, bindings: readonly unknown[]) {
   // mysql2 refuses undefined as a value
   const values = bindings.map((value) => (value === undefined ? null : value))
   return preparedOn.run(connection, sql, sql, () => send(connection, sql, values))
 }
 
-function plain(connection: Connection, sql: string) {
+function changed(result: Result): number {
+  return Array.isArray(result) ? 0 : (result.affectedRows ?? 0)
+}
+
+/**
+ * Runs one read (`?` bindings) prepared on a connection of `client`'s
+ * pool, and returns its rows.
+ *
+ * @example
+ * const rows = await mysqlRows(client, 'select * from agent_runs where id = ?', [id])
+ */
+export async function mysqlRows(
+  client: QueryClientContract,
+  sql: string,
+  bindings: readonly unknown[]
+): Promise<Record<string, unknown>[]> {
+  const pool = client.getWriteClient().client
+  const connection = (await pool.acquireConnection()) as Connection
+  try {
+    const rows = await execute(connection, sql, bindings)
+    return Array.isArray(rows) ? rows : []
+  } finally {
+    await pool.releaseConnection(connection)
+  }
+}
+
+async function plain(connection: Connection, sql: string) {
   if (sqlDiagnostics.hasSubscribers) sqlDiagnostics.publish({ sql })
-  return send(connection, sql)
+  await send(connection, sql)
 }
 
 /**
@@ -73,7 +99,9 @@ export async function mysqlWrite<T>(
 ): Promise<T> {
   const pool = client.getWriteClient().client
   const connection = (await pool.acquireConnection()) as Connection
-  const writer: MysqlWriter = { run: (sql, bindings) => execute(connection, sql, bindings) }
+  const writer: MysqlWriter = {
+    run: async (sql, bindings) => changed(await execute(connection, sql, bindings)),
+  }
   try {
     if (!inTransaction) return await work(writer)
     await plain(connection, 'BEGIN')

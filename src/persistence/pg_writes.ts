@@ -13,7 +13,7 @@ import type { QueryClientContract } from '@adonisjs/lucid/types/database'
 import { PreparedRecord } from './driver_statements.ts'
 
 type PgConnection = {
-  query(config: { name: string; text: string; values: unknown[] }): Promise<{
+  query(config: { name: string; text: string; values: readonly unknown[] }): Promise<{
     rows: Record<string, unknown>[]
   }>
 }
@@ -47,7 +47,7 @@ export function pgIdentifier(name: string): string {
 export async function pgNamed(
   client: QueryClientContract,
   text: string,
-  values: unknown[]
+  values: readonly unknown[]
 ): Promise<Record<string, unknown>[]> {
   const name = nameOf(text)
   const pool = client.getWriteClient().client

@@ -115,6 +115,21 @@ export async function allRows(client: QueryClientContract, query: KnexQuery): Pr
 
 async function sqliteAll(client: QueryClientContract, query: KnexQuery): Promise<Row[]> {
   const { sql, bindings } = query.toSQL().toNative()
+  return sqliteRows(client, sql, bindings)
+}
+
+/**
+ * Runs one statement (`?` bindings) on a connection of `client`'s pool,
+ * prepared once per connection, and returns its rows.
+ *
+ * @example
+ * const rows = await sqliteRows(client, 'select * from agent_runs where id = ?', [id])
+ */
+export async function sqliteRows(
+  client: QueryClientContract,
+  sql: string,
+  bindings: readonly unknown[]
+): Promise<Row[]> {
   const pool = client.getWriteClient().client
   const connection = (await pool.acquireConnection()) as Connection
   try {

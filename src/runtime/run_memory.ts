@@ -13,7 +13,7 @@ import { AgentRun } from '../persistence/models/agent_run.ts'
 import { JournalRow } from '../persistence/models/journal_row.ts'
 import { ToolCall } from '../persistence/models/tool_call.ts'
 import { nextSequence, preparedRows, readRows } from '../persistence/prepared_columns.ts'
-import { allRows } from '../persistence/sqlite_writes.ts'
+import { preparedRead } from '../persistence/prepared_reads.ts'
 import { writeCheckpoint } from './checkpoint_write.ts'
 import { Conversation } from './journal_messages.ts'
 import { resultKey, type JournalEntry, type JournalPayloads, type ToolOutput } from './journal.ts'
@@ -34,20 +34,32 @@ export type NewEntry = {
 export type RowBuilder = (firstSequence: number) => Record<string, unknown>[]
 
 /*
- * The two reads of every drive, through knex: prepared once per connection on
- * SQLite (sqlite_writes.ts).
+ * The reads of every drive, prepared on the driver and compiled once
+ * (../persistence/prepared_reads.ts).
  */
+const journalOfRun = preparedRead(1, (client, runId) =>
+  client
+    .knexQuery()
+    .from(JournalRow.table)
+    .where('run_id', runId)
+    .orderBy('sequence', 'asc')
+    .select('kind', 'payload')
+)
+const rowsOfRun = preparedRead(1, (client, runId) =>
+  client.knexQuery().from(ToolCall.table).where('run_id', runId).orderBy('sequence', 'asc')
+)
+const rowsOfAttempt = preparedRead(2, (client, runId, attempt) =>
+  client
+    .knexQuery()
+    .from(ToolCall.table)
+    .where('run_id', runId)
+    .where('attempt', attempt)
+    .orderBy('sequence', 'asc')
+)
+
 async function readJournal(runId: string): Promise<JournalEntry[]> {
   const client = JournalRow.$adapter.modelConstructorClient(JournalRow)
-  const saved = await allRows(
-    client,
-    client
-      .knexQuery()
-      .from(JournalRow.table)
-      .where('run_id', runId)
-      .orderBy('sequence', 'asc')
-      .select('kind', 'payload')
-  )
+  const saved = await journalOfRun(client, [runId])
   return saved.map(
     (entry) =>
       ({
@@ -60,9 +72,11 @@ async function readJournal(runId: string): Promise<JournalEntry[]> {
 /** The run's rows in sequence, of one attempt or of all */
 async function readToolCalls(runId: string, attempt?: number): Promise<ToolCall[]> {
   const client = ToolCall.$adapter.modelConstructorClient(ToolCall)
-  const query = client.knexQuery().from(ToolCall.table).where('run_id', runId)
-  if (attempt !== undefined) query.where('attempt', attempt)
-  return readRows(ToolCall, await allRows(client, query.orderBy('sequence', 'asc')))
+  const rows =
+    attempt === undefined
+      ? await rowsOfRun(client, [runId])
+      : await rowsOfAttempt(client, [runId, attempt])
+  return readRows(ToolCall, rows)
 }
 
 export class RunMemory {

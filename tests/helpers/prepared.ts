@@ -66,3 +66,20 @@ export async function killPooled<Connection>(
   }
   return doomed.length
 }
+
+/** PostgreSQL: a `pg` client, its backend ended with `pg_terminate_backend` */
+export const PG_KILLING: Killing<any> = {
+  idOf: (connection) => connection.processID,
+  closed: (connection) => new Promise((resolve) => connection.once('end', resolve)),
+  kill: (killer, pids) =>
+    killer.query('select pg_terminate_backend(pid) from unnest($1::int[]) as pid', [pids]),
+}
+
+/** MySQL: a mysql2 connection, ended with `KILL <id>` */
+export const MYSQL_KILLING: Killing<any> = {
+  idOf: (connection) => connection.threadId,
+  closed: (connection) => new Promise((resolve) => connection.stream.once('close', resolve)),
+  kill: async (killer, ids) => {
+    for (const id of ids) await killer.promise().query(`KILL ${Number(id)}`)
+  },
+}

@@ -9,7 +9,7 @@ import { test } from '@japa/runner'
 import type { Database } from '@adonisjs/lucid/database'
 import { createTestApp, dbName } from '../helpers/database.ts'
 import { mysqlWrite } from '../../src/persistence/mysql_writes.ts'
-import { killPooled, preparedWhile } from '../helpers/prepared.ts'
+import { killPooled, MYSQL_KILLING, preparedWhile } from '../helpers/prepared.ts'
 
 if (dbName() === 'mysql') {
   test.group('MySQL prepared statements on the driver', (group) => {
@@ -51,13 +51,7 @@ if (dbName() === 'mysql') {
       if (again.connection === first.connection) assert.isFalse(again.prepared)
 
       // Every connection that prepared it, killed from another connection
-      const killed = await killPooled<any>(db, [first.connection, again.connection], {
-        idOf: (connection) => connection.threadId,
-        closed: (connection) => new Promise((resolve) => connection.stream.once('close', resolve)),
-        kill: async (killer, ids) => {
-          for (const id of ids) await killer.promise().query(`KILL ${Number(id)}`)
-        },
-      })
+      const killed = await killPooled(db, [first.connection, again.connection], MYSQL_KILLING)
       assert.isAbove(killed, 0)
       const after = await run(3)
       assert.notInclude([first.connection, again.connection], after.connection)

@@ -9,7 +9,7 @@ import { test } from '@japa/runner'
 import type { Database } from '@adonisjs/lucid/database'
 import { createTestApp, dbName } from '../helpers/database.ts'
 import { pgNamed } from '../../src/persistence/pg_writes.ts'
-import { killPooled, preparedWhile } from '../helpers/prepared.ts'
+import { killPooled, PG_KILLING, preparedWhile } from '../helpers/prepared.ts'
 
 if (dbName() === 'pg') {
   test.group('PostgreSQL named statements on the driver', (group) => {
@@ -36,12 +36,7 @@ if (dbName() === 'pg') {
       if (again.pid === first.pid) assert.isFalse(again.prepared)
 
       // Every connection that parsed it, its backend killed from another connection
-      const killed = await killPooled<any>(db, [first.pid, again.pid], {
-        idOf: (connection) => connection.processID,
-        closed: (connection) => new Promise((resolve) => connection.once('end', resolve)),
-        kill: (killer, pids) =>
-          killer.query('select pg_terminate_backend(pid) from unnest($1::int[]) as pid', [pids]),
-      })
+      const killed = await killPooled(db, [first.pid, again.pid], PG_KILLING)
       assert.isAbove(killed, 0)
       const after = await run(3)
       assert.notInclude([first.pid, again.pid], after.pid)
