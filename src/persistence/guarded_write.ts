@@ -86,7 +86,7 @@ export async function guardedWrite(write: GuardedWrite): Promise<boolean> {
         for (const [into, rows] of inserts) insertRows(writer, into, rows)
         return true
       },
-      (matched) => (matched ? write.beforeCommit?.() : undefined)
+      write.beforeCommit && ((matched) => (matched ? write.beforeCommit?.() : undefined))
     )
   }
   if (inserts.length === 0 && !write.beforeCommit) {

@@ -57,7 +57,9 @@ export function preparedRead(
         .toNative()
       const placed = markers.filter((text) => compiled!.bindings.includes(text))
       if (placed.length !== arity) {
-        throw new Error(`A prepared read binds ${placed.length} of its ${arity} parameters as values`)
+        throw new Error(
+          `A prepared read binds ${placed.length} of its ${arity} parameters as values`
+        )
       }
       compiledBy.set(dialect, compiled)
     }

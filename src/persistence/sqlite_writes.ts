@@ -25,6 +25,8 @@ type Connection = { prepare(sql: string): Statement; inTransaction: boolean }
 export type SqliteWriter = {
   /** Runs a statement; returns the rows it changed */
   run(sql: string, bindings: unknown[]): number
+  /** Runs a statement; returns its rows (a write's `returning`) */
+  all(sql: string, bindings: readonly unknown[]): Record<string, unknown>[]
 }
 
 const prepared = new WeakMap<Connection, Map<string, Statement>>()
@@ -68,6 +70,14 @@ export function isBetterSqlite(client: QueryClientContract): boolean {
  * `client`'s pool; `beforeCommit` is awaited last, inside it, with what
  * `work` returned (crash tests). Committed when both return, rolled back when either throws.
  *
+ * Without `beforeCommit`, the write joins the others asked for in the same
+ * turn of the event loop: one transaction for all of them, each in a
+ * savepoint of its own, so one that throws is undone alone, and one
+ * COMMIT (group commit). Many runs checkpointing at once paid a COMMIT
+ * each, and SQLite wrote each page they share to the WAL once per commit;
+ * a lone write waits one turn of the loop. Each resolves once the COMMIT
+ * is done; a COMMIT that fails rejects them all.
+ *
  * @example
  * await sqliteWrite(client, (sql) => sql.run('update agent_runs set status = ? where id = ?', ['running', id]))
  */
@@ -77,18 +87,90 @@ export async function sqliteWrite<T>(
   beforeCommit?: (result: T) => void | Promise<void>
 ): Promise<T> {
   const pool = client.getWriteClient().client
+  if (!beforeCommit) return joinGroup(pool, work)
   const connection = (await pool.acquireConnection()) as Connection
   try {
     runOn(connection, 'BEGIN IMMEDIATE')
     try {
-      const result = work({ run: (sql, bindings) => runOn(connection, sql, bindings) })
-      await beforeCommit?.(result)
+      const result = work(writerOn(connection))
+      await beforeCommit(result)
       runOn(connection, 'COMMIT')
       return result
     } catch (error) {
       if (connection.inTransaction) runOn(connection, 'ROLLBACK')
       throw error
     }
+  } finally {
+    await pool.releaseConnection(connection)
+  }
+}
+
+function writerOn(connection: Connection): SqliteWriter {
+  return {
+    run: (sql, bindings) => runOn(connection, sql, bindings),
+    all: (sql, bindings) => statementOf(connection, sql).all(...bindings.map(binding)),
+  }
+}
+
+type Pool = {
+  acquireConnection(): Promise<unknown>
+  releaseConnection(connection: unknown): Promise<unknown>
+}
+type Member = {
+  work: (writer: SqliteWriter) => unknown
+  resolve: (result: any) => void
+  reject: (error: unknown) => void
+}
+
+/** The writes waiting for this turn's transaction, by pool */
+const groups = new WeakMap<Pool, Member[]>()
+
+function joinGroup<T>(pool: Pool, work: (writer: SqliteWriter) => T): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let group = groups.get(pool)
+    if (!group) {
+      group = []
+      groups.set(pool, group)
+      setImmediate(() => void commitGroup(pool))
+    }
+    group.push({ work, resolve, reject })
+  })
+}
+
+async function commitGroup(pool: Pool) {
+  const group = groups.get(pool)!
+  groups.delete(pool)
+  let connection: Connection
+  try {
+    connection = (await pool.acquireConnection()) as Connection
+  } catch (error) {
+    for (const member of group) member.reject(error)
+    return
+  }
+  const done: { member: Member; result: unknown }[] = []
+  const alone = group.length === 1
+  try {
+    runOn(connection, 'BEGIN IMMEDIATE')
+    const writer = writerOn(connection)
+    for (const member of group) {
+      if (!alone) runOn(connection, 'SAVEPOINT agent_inbox_write')
+      try {
+        const result = member.work(writer)
+        if (!alone) runOn(connection, 'RELEASE agent_inbox_write')
+        done.push({ member, result })
+      } catch (error) {
+        // An error SQLite ended the whole transaction for (a full disk) fails every write
+        if (alone || !connection.inTransaction) throw error
+        runOn(connection, 'ROLLBACK TO agent_inbox_write')
+        runOn(connection, 'RELEASE agent_inbox_write')
+        member.reject(error)
+      }
+    }
+    runOn(connection, 'COMMIT')
+    for (const { member, result } of done) member.resolve(result)
+  } catch (error) {
+    if (connection.inTransaction) runOn(connection, 'ROLLBACK')
+    for (const member of group) member.reject(error)
   } finally {
     await pool.releaseConnection(connection)
   }
@@ -111,6 +193,20 @@ type KnexQuery = PromiseLike<unknown> & {
  */
 export async function allRows(client: QueryClientContract, query: KnexQuery): Promise<Row[]> {
   return isBetterSqlite(client) ? sqliteAll(client, query) : ((await query) as Row[])
+}
+
+/**
+ * Runs a write knex built with `returning` and returns its rows: on
+ * better-sqlite3, prepared, in the turn's group commit (`sqliteWrite`);
+ * elsewhere through knex. The lease every drive takes.
+ *
+ * @example
+ * const [run] = await writtenRows(client, client.knexQuery().from('agent_runs').where('id', id).returning('*').update(set))
+ */
+export async function writtenRows(client: QueryClientContract, query: KnexQuery): Promise<Row[]> {
+  if (!isBetterSqlite(client)) return (await query) as Row[]
+  const { sql, bindings } = query.toSQL().toNative()
+  return sqliteWrite(client, (writer) => writer.all(sql, bindings))
 }
 
 async function sqliteAll(client: QueryClientContract, query: KnexQuery): Promise<Row[]> {

@@ -12,7 +12,7 @@ import { DateTime } from 'luxon'
 import { AgentRun, FINISHED_RUN_STATUSES } from '../persistence/models/agent_run.ts'
 import { pendingRowOfTheRun } from './stranded.ts'
 import { affectedRows, preparedColumns, readRows } from '../persistence/prepared_columns.ts'
-import { allRows } from '../persistence/sqlite_writes.ts'
+import { writtenRows } from '../persistence/sqlite_writes.ts'
 import debug from '../debug.ts'
 
 /** `ms` after `now`: Luxon's `plus` costs a checkpoint more than the rest of its dates */
@@ -116,7 +116,7 @@ export class Lease {
       }
     } else {
       // PostgreSQL and SQLite return the row as updated: the driver need not read it back
-      const rows = await allRows(client, query.returning('*').update(changes))
+      const rows = await writtenRows(client, query.returning('*').update(changes))
       acquired = rows.length === 1 && { run: readRows(AgentRun, rows)[0] }
     }
     debug('run %s: lease %s by %s', runId, acquired ? 'taken' : 'refused', this.owner)

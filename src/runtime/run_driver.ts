@@ -138,8 +138,12 @@ export class RunDriver {
     if (this.#active.has(runId)) return 'busy'
     this.#active.add(runId)
     try {
-      const memory = await RunMemory.take(runId, this.#lease, () =>
-        this.#shared.onCheckpoint?.('before-commit', runId)
+      const { onCheckpoint } = this.#shared
+      // Only a crash test's hook waits inside the transaction: without one, writes may share a COMMIT
+      const memory = await RunMemory.take(
+        runId,
+        this.#lease,
+        onCheckpoint && (() => onCheckpoint('before-commit', runId))
       )
       if (!memory) {
         // Refused: a finished run says so; a live one is held by another driver

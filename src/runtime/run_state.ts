@@ -20,6 +20,7 @@ import {
 } from '../persistence/models/agent_run.ts'
 import { affectedRows, preparedColumns } from '../persistence/prepared_columns.ts'
 import { transaction } from '../persistence/transaction.ts'
+import { guardedWrite } from '../persistence/guarded_write.ts'
 import { closePendingRows } from '../inbox/expiry.ts'
 import debug from '../debug.ts'
 import type { ExecutorLogger } from './executor.ts'
@@ -169,12 +170,21 @@ export class RunState {
       leaseOwner: null,
       leaseExpiresAt: null,
     }
-    const affected = await AgentRun.query()
-      .where('id', run.id)
-      .where('lease_owner', this.#owner)
-      .whereNotIn('status', FINISHED_RUN_STATUSES)
-      .update(preparedColumns(run, { ...moved, updatedAt: DateTime.now() }))
-    if (affectedRows(affected) !== 1) return this.stopped(run)
+    // A guarded write: prepared on the driver, and on SQLite in the turn's group commit
+    const written = await guardedWrite({
+      model: AgentRun,
+      set: preparedColumns(run, { ...moved, updatedAt: DateTime.now() }),
+      where: [
+        ['id = ?', run.id],
+        ['lease_owner = ?', this.#owner],
+        [
+          `status not in (${FINISHED_RUN_STATUSES.map(() => '?').join(', ')})`,
+          ...FINISHED_RUN_STATUSES,
+        ],
+      ],
+      inserts: [],
+    })
+    if (!written) return this.stopped(run)
     Object.assign(run, moved)
     return status
   }

@@ -1,6 +1,8 @@
 /*
  * The checkpoint's write transactions straight on better-sqlite3: all or
- * nothing whatever fails (a statement, the hook before COMMIT), the pooled
+ * nothing whatever fails (a statement, the hook before COMMIT), writes of
+ * the same turn in one transaction and one COMMIT, each undone alone when
+ * it fails (savepoints), the pooled
  * connection left usable, multi-row inserts of rows with differing columns,
  * every statement published for the bench to count, and a statement
  * prepared once per connection, again on a new connection. SQLite only:
@@ -98,6 +100,85 @@ if (dbName() === 'sqlite') {
         'killed before commit'
       )
       assert.deepEqual(await labels(), [])
+    })
+
+    test('writes asked in the same turn share one transaction and one COMMIT, each its own result', async ({
+      assert,
+    }) => {
+      const seen: string[] = []
+      const listen = (message: unknown) => seen.push((message as { sql: string }).sql)
+      sqlDiagnostics.subscribe(listen)
+      let results: number[]
+      try {
+        results = await Promise.all(
+          [1, 2, 3].map((id) =>
+            sqliteWrite(client(), (writer) => {
+              insertRows(writer, 'driver_writes_probe', [{ id, label: `w${id}` }])
+              return id * 10
+            })
+          )
+        )
+      } finally {
+        sqlDiagnostics.unsubscribe(listen)
+      }
+      assert.deepEqual(results, [10, 20, 30])
+      assert.deepEqual(await labels(), ['w1', 'w2', 'w3'])
+      assert.deepEqual(
+        seen.filter((sql) => /^(BEGIN|COMMIT)/.test(sql)),
+        ['BEGIN IMMEDIATE', 'COMMIT']
+      )
+      assert.lengthOf(
+        seen.filter((sql) => sql.startsWith('SAVEPOINT')),
+        3
+      )
+    })
+
+    test('in a shared transaction, a write that fails is undone alone', async ({ assert }) => {
+      await sqliteWrite(client(), (writer) =>
+        insertRows(writer, 'driver_writes_probe', [{ id: 1, label: 'first' }])
+      )
+      const [before, clash, after] = await Promise.allSettled([
+        sqliteWrite(client(), (writer) =>
+          insertRows(writer, 'driver_writes_probe', [{ id: 2, label: 'before' }])
+        ),
+        sqliteWrite(client(), (writer) => {
+          insertRows(writer, 'driver_writes_probe', [{ id: 3, label: 'undone' }])
+          insertRows(writer, 'driver_writes_probe', [{ id: 1, label: 'clash' }])
+        }),
+        sqliteWrite(client(), (writer) =>
+          insertRows(writer, 'driver_writes_probe', [{ id: 4, label: 'after' }])
+        ),
+      ])
+      assert.equal(before.status, 'fulfilled')
+      assert.equal(after.status, 'fulfilled')
+      assert.equal(clash.status, 'rejected')
+      assert.match(String((clash as PromiseRejectedResult).reason), /UNIQUE constraint failed/)
+      assert.deepEqual(await labels(), ['first', 'before', 'after'])
+    })
+
+    test('a write with a hook before COMMIT has its transaction to itself', async ({ assert }) => {
+      const seen: string[] = []
+      const listen = (message: unknown) => seen.push((message as { sql: string }).sql)
+      sqlDiagnostics.subscribe(listen)
+      try {
+        await Promise.all([
+          sqliteWrite(
+            client(),
+            (writer) => insertRows(writer, 'driver_writes_probe', [{ id: 1, label: 'hooked' }]),
+            () => {}
+          ),
+          sqliteWrite(client(), (writer) =>
+            insertRows(writer, 'driver_writes_probe', [{ id: 2, label: 'grouped' }])
+          ),
+        ])
+      } finally {
+        sqlDiagnostics.unsubscribe(listen)
+      }
+      assert.deepEqual(await labels(), ['hooked', 'grouped'])
+      assert.lengthOf(
+        seen.filter((sql) => sql === 'COMMIT'),
+        2
+      )
     })
 
     test('a statement is prepared once per connection, again on the connection that replaces a closed one', async ({
