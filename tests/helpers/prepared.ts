@@ -30,6 +30,24 @@ export async function preparedWhile<T>(text: string, work: () => Promise<T>) {
   }
 }
 
+/**
+ * Runs `work` and returns what it returned with the texts of the
+ * statements published meanwhile, in order.
+ *
+ * @example
+ * const { result, seen } = await statementsWhile(() => sqliteWrite(client, work))
+ */
+export async function statementsWhile<T>(work: () => Promise<T>) {
+  const seen: string[] = []
+  const listen = (message: unknown) => seen.push((message as { sql: string }).sql)
+  sqlDiagnostics.subscribe(listen)
+  try {
+    return { result: await work(), seen }
+  } finally {
+    sqlDiagnostics.unsubscribe(listen)
+  }
+}
+
 /** How a driver's pooled connection is named, told closed and killed by the server */
 export type Killing<Connection> = {
   /** The id the server knows the connection by */

@@ -13,9 +13,14 @@ import type { Database } from '@adonisjs/lucid/database'
 import type { QueryClientContract } from '@adonisjs/lucid/types/database'
 import { createTestApp, dbName } from '../helpers/database.ts'
 import { createAskRow } from '../helpers/rows.ts'
-import { killPooled, MYSQL_KILLING, PG_KILLING, preparedWhile } from '../helpers/prepared.ts'
+import {
+  killPooled,
+  MYSQL_KILLING,
+  PG_KILLING,
+  preparedWhile,
+  statementsWhile,
+} from '../helpers/prepared.ts'
 import { preparedRead } from '../../src/persistence/prepared_reads.ts'
-import { sqlDiagnostics } from '../../src/persistence/driver_statements.ts'
 import { findRow, runAgentOf } from '../../src/inbox/rows.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 
@@ -110,19 +115,16 @@ test.group(`Prepared reads | ${dbName()}`, (group) => {
   })
 
   test('prepared once per connection, again after the connection is lost', async ({ assert }) => {
-    let text = ''
+    // The statement's text, as the channel publishes it
+    const published = await statementsWhile(() => probeRead(client(), [1, 'none']))
+    const text = published.seen[0]
+    assert.match(text, new RegExp(PROBE))
     const read = async (id: number) => {
       const { result, prepared } = await preparedWhile(text, () =>
         probeRead(client(), [id, 'none'])
       )
       return { id: Number(result[0].id), conn: Number(result[0].conn), prepared }
     }
-    // The statement's text, as the channel publishes it
-    const listen = (message: unknown) => (text ||= (message as { sql: string }).sql)
-    sqlDiagnostics.subscribe(listen)
-    await probeRead(client(), [1, 'none'])
-    sqlDiagnostics.unsubscribe(listen)
-    assert.match(text, new RegExp(PROBE))
 
     const first = await read(1)
     const again = await read(2)

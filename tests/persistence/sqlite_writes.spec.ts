@@ -13,8 +13,7 @@ import { test } from '@japa/runner'
 import type { Database } from '@adonisjs/lucid/database'
 import { createTestApp, dbName } from '../helpers/database.ts'
 import { insertRows, sqliteWrite } from '../../src/persistence/sqlite_writes.ts'
-import { sqlDiagnostics } from '../../src/persistence/driver_statements.ts'
-import { preparedWhile } from '../helpers/prepared.ts'
+import { preparedWhile, statementsWhile } from '../helpers/prepared.ts'
 
 if (dbName() === 'sqlite') {
   test.group('SQLite writes on the driver', (group) => {
@@ -42,20 +41,15 @@ if (dbName() === 'sqlite') {
     test('rows are inserted in runs of the same columns, and bindings converted', async ({
       assert,
     }) => {
-      const seen: string[] = []
-      const listen = (message: unknown) => seen.push((message as { sql: string }).sql)
-      sqlDiagnostics.subscribe(listen)
-      try {
-        await sqliteWrite(client(), (writer) =>
+      const { seen } = await statementsWhile(() =>
+        sqliteWrite(client(), (writer) =>
           insertRows(writer, 'driver_writes_probe', [
             { id: 1, label: 'a', flag: true },
             { id: 2, label: 'b', flag: undefined },
             { id: 3, label: 'c' },
           ])
         )
-      } finally {
-        sqlDiagnostics.unsubscribe(listen)
-      }
+      )
       assert.deepEqual(await labels(), ['a', 'b', 'c'])
       const flags = await db.from('driver_writes_probe').orderBy('id').select('flag')
       assert.deepEqual(
@@ -105,12 +99,8 @@ if (dbName() === 'sqlite') {
     test('writes asked in the same turn share one transaction and one COMMIT, each its own result', async ({
       assert,
     }) => {
-      const seen: string[] = []
-      const listen = (message: unknown) => seen.push((message as { sql: string }).sql)
-      sqlDiagnostics.subscribe(listen)
-      let results: number[]
-      try {
-        results = await Promise.all(
+      const { result: results, seen } = await statementsWhile(() =>
+        Promise.all(
           [1, 2, 3].map((id) =>
             sqliteWrite(client(), (writer) => {
               insertRows(writer, 'driver_writes_probe', [{ id, label: `w${id}` }])
@@ -118,9 +108,7 @@ if (dbName() === 'sqlite') {
             })
           )
         )
-      } finally {
-        sqlDiagnostics.unsubscribe(listen)
-      }
+      )
       assert.deepEqual(results, [10, 20, 30])
       assert.deepEqual(await labels(), ['w1', 'w2', 'w3'])
       assert.deepEqual(
@@ -157,11 +145,8 @@ if (dbName() === 'sqlite') {
     })
 
     test('a write with a hook before COMMIT has its transaction to itself', async ({ assert }) => {
-      const seen: string[] = []
-      const listen = (message: unknown) => seen.push((message as { sql: string }).sql)
-      sqlDiagnostics.subscribe(listen)
-      try {
-        await Promise.all([
+      const { seen } = await statementsWhile(() =>
+        Promise.all([
           sqliteWrite(
             client(),
             (writer) => insertRows(writer, 'driver_writes_probe', [{ id: 1, label: 'hooked' }]),
@@ -171,9 +156,7 @@ if (dbName() === 'sqlite') {
             insertRows(writer, 'driver_writes_probe', [{ id: 2, label: 'grouped' }])
           ),
         ])
-      } finally {
-        sqlDiagnostics.unsubscribe(listen)
-      }
+      )
       assert.deepEqual(await labels(), ['hooked', 'grouped'])
       assert.lengthOf(
         seen.filter((sql) => sql === 'COMMIT'),
