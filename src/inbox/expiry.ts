@@ -185,7 +185,8 @@ async function cancelBatch(trx: TransactionClientContract, size: number, options
     // (its plan), waiting on every row the other sweeper holds
     const locked = runs.map((run) => run.id)
     const due = dueRows(trx.from(ToolCall.table), options.now).where('on_expiry', 'cancel')
-    const ids = (await due.clone().whereIn('run_id', locked).select('id')).map((row) => row.id)
+    const found = await due.clone().whereIn('run_id', locked).select('id')
+    const ids = found.map((row) => row.id)
     const rows = await lock(trx, due.whereIn('id', ids), 'wait')
     return { batch: await writeBatch(trx, rows, runs, options), claimed: candidates.length }
   }

@@ -288,7 +288,8 @@ test.group(`Expiry sweep | ${dbName()}`, (group) => {
     // REPEATABLE READ (MySQL's default) would take gap locks the other sweeper's writes deadlock on
     const level = await batchTransaction(ToolCall, async (trx) => {
       if (dbName() === 'pg') {
-        return (await trx.rawQuery('show transaction_isolation')).rows[0].transaction_isolation
+        const shown = await trx.rawQuery('show transaction_isolation')
+        return shown.rows[0].transaction_isolation
       }
       await trx.from(ToolCall.table).select('id').limit(1).forUpdate()
       const [rows] = await trx.rawQuery(
