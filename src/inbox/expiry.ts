@@ -181,16 +181,13 @@ async function cancelBatch(trx: TransactionClientContract, size: number, options
       if (candidates.length === size) continue
       return { batch: { expired: [], cancelledRunIds: [] }, claimed: candidates.length }
     }
-    const rows = await lock(
-      trx,
-      dueRows(trx.from(ToolCall.table), options.now)
-        .whereIn(
-          'run_id',
-          runs.map((run) => run.id)
-        )
-        .where('on_expiry', 'cancel'),
-      'wait'
-    )
+    // Their rows read, then locked by id: locked by run id, MySQL may scan the expiry index
+    // (its plan), waiting on every row the other sweeper holds
+    const locked = runs.map((run) => run.id)
+    const due = dueRows(trx.from(ToolCall.table), options.now).where('on_expiry', 'cancel')
+    const found = await due.clone().whereIn('run_id', locked).select('id')
+    const ids = found.map((row) => row.id)
+    const rows = await lock(trx, due.whereIn('id', ids), 'wait')
     return { batch: await writeBatch(trx, rows, runs, options), claimed: candidates.length }
   }
 }

@@ -38,7 +38,13 @@ export async function transaction<T>(
   work: (trx: TransactionClientContract) => Promise<T>,
   options: { isolationLevel?: IsolationLevels } = {}
 ): Promise<T> {
-  const trx = await model.$adapter.modelConstructorClient(model).transaction(options)
+  // The options as the second argument: Lucid's one-argument form drops them (knex then
+  // begins at the server's default level, REPEATABLE READ on MySQL, with its gap locks)
+  const client = model.$adapter.modelConstructorClient(model)
+  const trx = (await client.transaction(
+    undefined as never,
+    options
+  )) as unknown as TransactionClientContract
   let result: T
   try {
     result = await work(trx)

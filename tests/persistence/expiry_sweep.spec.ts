@@ -19,6 +19,7 @@ import { Inbox } from '../../src/inbox/inbox.ts'
 import { AgentRun } from '../../src/persistence/models/agent_run.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import { JournalRow } from '../../src/persistence/models/journal_row.ts'
+import { batchTransaction } from '../../src/persistence/batch_transaction.ts'
 import { E_EXPIRED } from '../../src/errors.ts'
 import type { QuestionOutcome } from '../../src/questions/types.ts'
 
@@ -282,6 +283,22 @@ test.group(`Expiry sweep | ${dbName()}`, (group) => {
       'waiting',
     ])
   }).timeout(60_000)
+
+  test('a batch runs in READ COMMITTED on the databases that lock rows', async ({ assert }) => {
+    // REPEATABLE READ (MySQL's default) would take gap locks the other sweeper's writes deadlock on
+    const level = await batchTransaction(ToolCall, async (trx) => {
+      if (dbName() === 'pg') {
+        const shown = await trx.rawQuery('show transaction_isolation')
+        return shown.rows[0].transaction_isolation
+      }
+      await trx.from(ToolCall.table).select('id').limit(1).forUpdate()
+      const [rows] = await trx.rawQuery(
+        'select trx_isolation_level as level from information_schema.innodb_trx where trx_mysql_thread_id = connection_id()'
+      )
+      return String(rows[0].level).toLowerCase()
+    })
+    assert.equal(level, 'read committed')
+  }).skip(dbName() === 'sqlite', 'SQLite has no isolation levels: a batch holds the write lock')
 
   test('agents.cancel still cancels a run and its pending rows, and leaves a finished one', async ({
     assert,
