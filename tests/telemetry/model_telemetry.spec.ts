@@ -50,7 +50,9 @@ test.group(`Model calls' telemetry | ${dbName()}`, (group) => {
     cleanup,
   }) => {
     const heard: unknown[] = []
-    const integration = { onStart: (event: { functionId?: string }) => heard.push(event.functionId) }
+    const integration = {
+      onStart: (event: { functionId?: string }) => heard.push(event.functionId),
+    }
     const global = globalThis as Integrations
     const before = global.AI_SDK_TELEMETRY_INTEGRATIONS
     global.AI_SDK_TELEMETRY_INTEGRATIONS = [integration]
