@@ -138,13 +138,9 @@ export class RunDriver {
     if (this.#active.has(runId)) return 'busy'
     this.#active.add(runId)
     try {
-      const { onCheckpoint } = this.#shared
-      // Only a crash test's hook waits inside the transaction: without one, writes may share a COMMIT
-      const memory = await RunMemory.take(
-        runId,
-        this.#lease,
-        onCheckpoint && (() => onCheckpoint('before-commit', runId))
-      )
+      const hook = this.#shared.onCheckpoint
+      const beforeCommit = hook && (() => hook('before-commit', runId))
+      const memory = await RunMemory.take(runId, this.#lease, beforeCommit)
       if (!memory) {
         // Refused: a finished run says so; a live one is held by another driver
         const run = await AgentRun.find(runId)

@@ -121,7 +121,9 @@ export class RunMemory {
    * alongside on other connections of the pool: two round trips' wait
    * where one after another would be four. A checkpoint by another driver
    * meanwhile changes the length and the lease is refused; then the lease
-   * is taken as elsewhere and everything read after it.
+   * is taken as elsewhere and everything read after it. `beforeCommit`
+   * (a crash test's) runs inside each checkpoint's transaction: without
+   * one, checkpoints may share a COMMIT (../persistence/sqlite_writes.ts).
    */
   static async take(
     runId: string,
