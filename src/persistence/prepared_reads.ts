@@ -15,12 +15,9 @@
 import type { QueryClientContract } from '@adonisjs/lucid/types/database'
 import { pgNamed } from './pg_writes.ts'
 import { isMysql2, mysqlRows } from './mysql_writes.ts'
-import { isBetterSqlite, sqliteRows } from './sqlite_writes.ts'
+import { isBetterSqlite, sqliteRows, type KnexQuery } from './sqlite_writes.ts'
 
 type Row = Record<string, unknown>
-type KnexQuery = PromiseLike<unknown> & {
-  toSQL(): { toNative(): { sql: string; bindings: readonly unknown[] } }
-}
 type Compiled = { sql: string; bindings: readonly unknown[] }
 
 /** A parameter's place while the read is compiled: no value a caller sends */

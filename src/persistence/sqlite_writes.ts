@@ -8,8 +8,10 @@
  * other query runs on it meanwhile), each statement is prepared once per
  * connection and kept, and the transaction is `BEGIN IMMEDIATE`, so the
  * write lock is taken, or waited for (`busy_timeout`), before anything is
- * read. Bindings are converted as knex's better-sqlite3 client does. Each
- * statement is published as ./driver_statements.ts says.
+ * read. Writes asked for in the same turn of the event loop share one
+ * transaction and one COMMIT (`sqliteWrite`). Bindings are converted as
+ * knex's better-sqlite3 client does. Each statement is published as
+ * ./driver_statements.ts says.
  */
 
 import type { QueryClientContract } from '@adonisjs/lucid/types/database'
@@ -56,6 +58,10 @@ function binding(value: unknown): unknown {
 
 function runOn(connection: Connection, sql: string, bindings: unknown[] = []): number {
   return statementOf(connection, sql).run(...bindings.map(binding)).changes
+}
+
+function allOn(connection: Connection, sql: string, bindings: readonly unknown[]) {
+  return statementOf(connection, sql).all(...bindings.map(binding))
 }
 
 /**
@@ -108,7 +114,7 @@ export async function sqliteWrite<T>(
 function writerOn(connection: Connection): SqliteWriter {
   return {
     run: (sql, bindings) => runOn(connection, sql, bindings),
-    all: (sql, bindings) => statementOf(connection, sql).all(...bindings.map(binding)),
+    all: (sql, bindings) => allOn(connection, sql, bindings),
   }
 }
 
@@ -177,22 +183,9 @@ async function commitGroup(pool: Pool) {
 }
 
 type Row = Record<string, unknown>
-type KnexQuery = PromiseLike<unknown> & {
+/** A query knex built, run as is or compiled to its native SQL */
+export type KnexQuery = PromiseLike<unknown> & {
   toSQL(): { toNative(): { sql: string; bindings: readonly unknown[] } }
-}
-
-/**
- * Runs one statement knex built (a select, or a write with `returning`)
- * and returns its rows: on better-sqlite3, on a connection of `client`'s
- * pool, prepared once per connection; elsewhere through knex. What the
- * driver runs when it takes a run (the lease's update, then the run's
- * journal and rows), without SQLite's prepare and Lucid's query per call.
- *
- * @example
- * const rows = await allRows(client, client.knexQuery().from('agent_runs').where('id', id))
- */
-export async function allRows(client: QueryClientContract, query: KnexQuery): Promise<Row[]> {
-  return isBetterSqlite(client) ? sqliteAll(client, query) : ((await query) as Row[])
 }
 
 /**
@@ -207,11 +200,6 @@ export async function writtenRows(client: QueryClientContract, query: KnexQuery)
   if (!isBetterSqlite(client)) return (await query) as Row[]
   const { sql, bindings } = query.toSQL().toNative()
   return sqliteWrite(client, (writer) => writer.all(sql, bindings))
-}
-
-async function sqliteAll(client: QueryClientContract, query: KnexQuery): Promise<Row[]> {
-  const { sql, bindings } = query.toSQL().toNative()
-  return sqliteRows(client, sql, bindings)
 }
 
 /**
@@ -229,7 +217,7 @@ export async function sqliteRows(
   const pool = client.getWriteClient().client
   const connection = (await pool.acquireConnection()) as Connection
   try {
-    return statementOf(connection, sql).all(...bindings.map(binding))
+    return allOn(connection, sql, bindings)
   } finally {
     await pool.releaseConnection(connection)
   }
