@@ -22,9 +22,12 @@ import {
 import { editReply } from '../../stubs/inertia/agent_inbox/schema_form.ts'
 import {
   alertText,
+  conflictOf,
   conflictSettlement,
   decisionErrors,
   fieldErrors,
+  isConflict,
+  lostTo,
   questionErrors,
   readFeedback,
   settlerWords,
@@ -393,6 +396,26 @@ test.group('Page form | errors and flash', () => {
         context
       ),
       'This row expired'
+    )
+  })
+
+  test('a reply no word came back about: a decision the row contradicts lost, and says so', ({
+    assert,
+  }) => {
+    // Another tab of the session took the redirect's flash; the row, read after, tells
+    assert.isTrue(lostTo({ approved: false, reason: 'Not today' }, 'approved'))
+    assert.isTrue(lostTo({ approved: true }, 'rejected'))
+    assert.isTrue(lostTo({ approved: true }, 'expired'))
+    assert.isFalse(lostTo({ approved: true }, 'approved'))
+    assert.isFalse(lostTo({ approved: false }, 'rejected'))
+    // Answers settle alike whoever sent them; a row of unknown status claims nothing
+    assert.isFalse(lostTo({ answers: {} }, 'answered'))
+    assert.isFalse(lostTo({ approved: false }, undefined))
+    const lost = conflictOf({ by: '1', via: 'web', at: '2026-01-02T03:04:05.000Z' })
+    assert.isTrue(isConflict(lost))
+    assert.equal(
+      alertText(lost, { person: '1', card: null, formatTime }),
+      'Settled by you, in another tab, at <2026-01-02T03:04:05.000Z>.'
     )
   })
 

@@ -171,7 +171,7 @@ export function readFeedback(value: unknown): ReplyFeedback | null {
  */
 export async function askRow(
   url: string
-): Promise<{ settled: Settlement | null; people?: People } | undefined> {
+): Promise<{ settled: Settlement | null; status?: string; people?: People } | undefined> {
   const response = await fetch(url, { headers: { accept: 'application/json' } }).catch(() => null)
   if (!response?.ok) return undefined
   const body: unknown = await response.json().catch(() => null)
@@ -179,7 +179,34 @@ export async function askRow(
   if (!row) return undefined
   const people = isRecord(body) && isRecord(body.people) ? (body.people as People) : undefined
   if (row.status === 'pending') return { settled: null, people }
-  return isRecord(row.settled) ? { settled: readSettlement(row.settled), people } : undefined
+  return isRecord(row.settled)
+    ? { settled: readSettlement(row.settled), status: stringOrNull(row.status) ?? undefined, people }
+    : undefined
+}
+
+/**
+ * Whether a row settled as `status` cannot be this tab's `reply`: a
+ * decision the other way. Then the reply lost, though no word of it came
+ * back (another tab of the same session took the redirect's flash).
+ * Answers settle alike whoever sent them: those are not told apart.
+ */
+export function lostTo(reply: Record<string, unknown>, status: string | undefined): boolean {
+  if (typeof reply.approved !== 'boolean' || status === undefined) return false
+  return status !== (reply.approved ? 'approved' : 'rejected')
+}
+
+/** The conflict a reply that lost reports, as the reply route's 409 says it */
+export function conflictOf(settled: Settlement): InboxError {
+  return {
+    status: 409,
+    errors: [
+      {
+        code: 'E_ALREADY_SETTLED',
+        message: t('page.card.already_settled'),
+        meta: { settledBy: settled.by, settledVia: settled.via, settledAt: settled.at },
+      },
+    ],
+  }
 }
 
 /**

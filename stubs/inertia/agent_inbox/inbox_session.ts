@@ -17,11 +17,13 @@ import type { People, ReplyFeedback, RowCard, RunGroup, RunSummary } from 'adoni
 import type { Reply } from './form_state'
 import {
   askRow,
+  conflictOf,
   conflictSettlement,
   errorMessage,
   fieldErrors,
   type InboxError,
   isConflict,
+  lostTo,
   NO_WORD,
   readFeedback,
   type Settlement,
@@ -213,11 +215,15 @@ export class InboxSession {
     this.#set({ notes: [...this.view.notes, { ...seen, ...settled }].slice(-20) })
   }
 
-  async #askAfterSilence(card: RowCard) {
+  async #askAfterSilence(card: RowCard, reply?: Reply) {
     const answer = await askRow(this.links.row(card.id))
     if (answer?.people) Object.assign(this.#people, answer.people)
-    if (answer?.settled) this.#recordSettled(card.id, answer.settled)
-    else if (answer?.settled === null) this.#set({ alert: { error: NO_WORD, card } })
+    if (answer?.settled) {
+      this.#recordSettled(card.id, answer.settled)
+      if (reply && lostTo(reply as Record<string, unknown>, answer.status)) {
+        this.#set({ alert: { error: conflictOf(answer.settled), card } })
+      }
+    } else if (answer?.settled === null) this.#set({ alert: { error: NO_WORD, card } })
   }
 
   #post(
@@ -250,7 +256,7 @@ export class InboxSession {
     const data = { ...(reply as Record<string, unknown>), digest: card.digest }
     this.#post(this.links.reply(card.id), data, [card], (outcome) => {
       if (!outcome || outcome.rowId !== card.id) {
-        void this.#askAfterSilence(card)
+        void this.#askAfterSilence(card, reply)
         return
       }
       if (outcome.settled) this.#recordSettled(card.id, outcome.settled)
