@@ -11,6 +11,7 @@ import { Inbox } from '../inbox/inbox.ts'
 import type { ApprovalsConfig } from '../governance/policy.ts'
 import type { ExpiryBatch } from '../inbox/expiry.ts'
 import { AgentRun, isFinished } from '../persistence/models/agent_run.ts'
+import { createPrepared } from '../persistence/prepared_insert.ts'
 import type { ToolCall } from '../persistence/models/tool_call.ts'
 import type { Actor } from '../inbox/audit_log.ts'
 import type { QuestionLimits } from '../questions/types.ts'
@@ -105,7 +106,7 @@ export class Agents {
   async start(name: string, options: StartOptions): Promise<AgentRun> {
     const agent = this.definitions.get(name)
     if (!agent) throw new E_NOT_FOUND([`No agent named "${name}"`])
-    const run = await AgentRun.create({
+    const run = await createPrepared(AgentRun, {
       agent: name,
       ...((await hasDefinitionDigests()) && { definitionDigest: digestOf(agent) }),
       status: 'queued',
