@@ -6,7 +6,8 @@
  * connection (./sqlite_writes.ts, ./pg_writes.ts, ./mysql_writes.ts).
  * Compiling the query was a tenth of a settle's own CPU, and PostgreSQL and
  * MySQL parsed and planned its text anew each time. Another SQLite driver
- * gets the query through knex, as before.
+ * gets the query through knex, as before. The lease's update, which returns
+ * the run it took, is prepared the same way (`preparedWrite`).
  *
  * A read is built once with a marker in place of each parameter; the
  * bindings knex compiled are kept, the markers' places filled at each call.
@@ -15,7 +16,7 @@
 import type { QueryClientContract } from '@adonisjs/lucid/types/database'
 import { pgNamed } from './pg_writes.ts'
 import { isMysql2, mysqlRows } from './mysql_writes.ts'
-import { isBetterSqlite, sqliteRows, type KnexQuery } from './sqlite_writes.ts'
+import { isBetterSqlite, sqliteRows, sqliteWrite, type KnexQuery } from './sqlite_writes.ts'
 
 type Row = Record<string, unknown>
 type Compiled = { sql: string; bindings: readonly unknown[] }
@@ -37,6 +38,31 @@ export function preparedRead(
   arity: number,
   build: (client: QueryClientContract, ...parameters: string[]) => KnexQuery
 ) {
+  return prepared(arity, build, false)
+}
+
+/**
+ * A write with `returning` (an update that hands back the rows it
+ * changed), prepared as a read is; on SQLite it joins the turn's group
+ * commit (./sqlite_writes.ts). Not for MySQL, which returns no rows from
+ * a write: there it goes through knex. The lease every drive takes.
+ *
+ * @example
+ * const take = preparedWrite(1, (client, id) => client.knexQuery().from('agent_runs').where('id', id).returning('*').update({ status: 'running' }))
+ * const [run] = await take(client, [runId])
+ */
+export function preparedWrite(
+  arity: number,
+  build: (client: QueryClientContract, ...parameters: string[]) => KnexQuery
+) {
+  return prepared(arity, build, true)
+}
+
+function prepared(
+  arity: number,
+  build: (client: QueryClientContract, ...parameters: string[]) => KnexQuery,
+  write: boolean
+) {
   const compiledBy = new Map<string, Compiled>()
   const markers = Array.from({ length: arity }, (_, index) => marker(index))
   const slots = new Map(markers.map((text, index) => [text, index]))
@@ -44,7 +70,7 @@ export function preparedRead(
   return async (client: QueryClientContract, parameters: unknown[]): Promise<Row[]> => {
     const dialect = client.dialect.name
     const sqlite = isBetterSqlite(client)
-    if (!sqlite && dialect !== 'postgres' && !isMysql2(client)) {
+    if (!sqlite && dialect !== 'postgres' && (write || !isMysql2(client))) {
       return (await build(client, ...(parameters as string[]))) as Row[]
     }
     let compiled = compiledBy.get(dialect)
@@ -64,6 +90,10 @@ export function preparedRead(
       const slot = typeof binding === 'string' ? slots.get(binding) : undefined
       return slot === undefined ? binding : parameters[slot]
     })
+    if (sqlite && write) {
+      const { sql } = compiled
+      return sqliteWrite(client, (writer) => writer.all(sql, bindings))
+    }
     if (sqlite) return sqliteRows(client, compiled.sql, bindings)
     if (dialect === 'postgres') return pgNamed(client, compiled.sql, bindings)
     return mysqlRows(client, compiled.sql, bindings)

@@ -189,20 +189,6 @@ export type KnexQuery = PromiseLike<unknown> & {
 }
 
 /**
- * Runs a write knex built with `returning` and returns its rows: on
- * better-sqlite3, prepared, in the turn's group commit (`sqliteWrite`);
- * elsewhere through knex. The lease every drive takes.
- *
- * @example
- * const [run] = await writtenRows(client, client.knexQuery().from('agent_runs').where('id', id).returning('*').update(set))
- */
-export async function writtenRows(client: QueryClientContract, query: KnexQuery): Promise<Row[]> {
-  if (!isBetterSqlite(client)) return (await query) as Row[]
-  const { sql, bindings } = query.toSQL().toNative()
-  return sqliteWrite(client, (writer) => writer.all(sql, bindings))
-}
-
-/**
  * Runs one statement (`?` bindings) on a connection of `client`'s pool,
  * prepared once per connection, and returns its rows.
  *

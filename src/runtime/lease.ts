@@ -9,10 +9,11 @@
 import { hostname } from 'node:os'
 import { randomUUID } from 'node:crypto'
 import { DateTime } from 'luxon'
+import type { QueryClientContract } from '@adonisjs/lucid/types/database'
 import { AgentRun, FINISHED_RUN_STATUSES } from '../persistence/models/agent_run.ts'
 import { pendingRowOfTheRun } from './stranded.ts'
 import { affectedRows, preparedColumns, readRows } from '../persistence/prepared_columns.ts'
-import { writtenRows } from '../persistence/sqlite_writes.ts'
+import { preparedWrite } from '../persistence/prepared_reads.ts'
 import debug from '../debug.ts'
 
 /** `ms` after `now`: Luxon's `plus` costs a checkpoint more than the rest of its dates */
@@ -49,12 +50,45 @@ type LeaseConditions = {
  */
 export function freeFor<Query extends LeaseConditions>(query: Query, owner: string, now: DateTime) {
   conditionProbe ??= new AgentRun()
-  const lapsed = preparedColumns(conditionProbe, { leaseExpiresAt: now }).lease_expires_at
+  return freeSince(
+    query,
+    owner,
+    preparedColumns(conditionProbe, { leaseExpiresAt: now }).lease_expires_at
+  )
+}
+
+/** `freeFor` with `now` as the column holds it (prepared) */
+function freeSince<Query extends LeaseConditions>(query: Query, owner: string, lapsed: unknown) {
   return query
     .whereNull('lease_owner')
     .orWhere('lease_owner', owner)
     .orWhere('lease_expires_at', '<', lapsed)
 }
+
+/** The runs the lease may be taken on: `runId` if it is free for `owner` since `now` (prepared) */
+function takeable(client: QueryClientContract, runId: string, owner: string, now: string) {
+  return (
+    client
+      .knexQuery()
+      .from(AgentRun.table)
+      .where('id', runId)
+      .whereNotIn('status', FINISHED_RUN_STATUSES)
+      .where((free) => freeSince(free, owner, now))
+      // A run waiting on a pending row has nothing to drive; a late resume would announce its wait again
+      .whereNot((waits) => waits.where('status', 'waiting').whereExists(pendingRowOfTheRun))
+  )
+}
+
+/**
+ * The lease's take where an update returns the row (PostgreSQL, SQLite),
+ * compiled once and prepared on the driver: the run's id, the owner, now
+ * and the lease's expiry, prepared.
+ */
+const take = preparedWrite(4, (client, runId, owner, now, expires) =>
+  takeable(client, runId, owner, now)
+    .returning('*')
+    .update({ status: 'running', lease_owner: owner, lease_expires_at: expires, updated_at: now })
+)
 
 /**
  * @example
@@ -92,16 +126,6 @@ export class Lease {
     const now = DateTime.now()
     const probe = new AgentRun()
     const client = AgentRun.$adapter.modelConstructorClient(AgentRun)
-    // Through knex: Lucid drops `returning` on SQLite
-    const query = client
-      .knexQuery()
-      .from(AgentRun.table)
-      .where('id', runId)
-      .whereNotIn('status', FINISHED_RUN_STATUSES)
-      .where((free) => freeFor(free, this.owner, now))
-      // A run waiting on a pending row has nothing to drive; a late resume would announce its wait again
-      .whereNot((waits) => waits.where('status', 'waiting').whereExists(pendingRowOfTheRun))
-    if (read) query.where('journal_length', read.journalLength).where('attempt', read.attempt)
     const taken = {
       status: 'running' as const,
       leaseOwner: this.owner,
@@ -111,12 +135,19 @@ export class Lease {
     const changes = preparedColumns(probe, taken)
     let acquired: false | { run: AgentRun | null }
     if (client.dialect.name === 'mysql') {
+      const query = takeable(client, runId, this.owner, changes.updated_at)
+      if (read) query.where('journal_length', read.journalLength).where('attempt', read.attempt)
       acquired = affectedRows(await query.update(changes)) === 1 && {
         run: read ? Object.assign(read, taken) : null,
       }
     } else {
       // PostgreSQL and SQLite return the row as updated: the driver need not read it back
-      const rows = await writtenRows(client, query.returning('*').update(changes))
+      const rows = await take(client, [
+        runId,
+        this.owner,
+        changes.updated_at,
+        changes.lease_expires_at,
+      ])
       acquired = rows.length === 1 && { run: readRows(AgentRun, rows)[0] }
     }
     debug('run %s: lease %s by %s', runId, acquired ? 'taken' : 'refused', this.owner)
