@@ -16,7 +16,11 @@ import { call, say, scriptedModel } from '../src/testing/scripted_model.ts'
 import { Agents, type AgentsOptions } from '../src/runtime/agents.ts'
 import { defineAgent } from '../src/runtime/define_agent.ts'
 import { defineTool } from '../src/runtime/define_tool.ts'
+import type { QueryClientContract } from '@adonisjs/lucid/types/database'
 import { sqlDiagnostics } from '../src/persistence/driver_statements.ts'
+import { isBetterSqlite, sqliteWrite } from '../src/persistence/sqlite_writes.ts'
+import { pgNamed } from '../src/persistence/pg_writes.ts'
+import { isMysql2, mysqlRows } from '../src/persistence/mysql_writes.ts'
 import { spread, type Spread } from './stats.ts'
 import { tracingOn } from './tracing.ts'
 
@@ -314,32 +318,127 @@ export async function measureGrowth(options: { steps: number }) {
 /**
  * Many runs at once: `runs` runs of `steps` read steps each, started
  * together and driven by the inline executor, against as many plain AI SDK
- * loops run together. Wall time and this process's CPU time of each.
+ * loops run together, and against the least their database work can cost:
+ * as many chains of one-row INSERTs at once, each chain as long as a run's
+ * statements (counted), each INSERT prepared on the driver as the
+ * package's own statements are (on SQLite in the turn's group commit).
+ * Wall time and this process's CPU time of each, over `repetitions`
+ * interleaved rounds after one not counted.
  */
-export async function measureConcurrentRuns(options: { runs: number; steps: number }) {
-  const plainModel = stepperModel(options.steps)
-  let started = performance.now()
-  let cpu = process.cpuUsage()
-  await Promise.all(
-    Array.from({ length: options.runs }, () => plainLoop(plainModel, options.steps))
-  )
-  const plain = { wall: performance.now() - started, cpu: cpuMs(process.cpuUsage(cpu)) }
-
-  const agents = stepperAgents(options.steps)
-  started = performance.now()
-  cpu = process.cpuUsage()
-  const runs = await Promise.all(
-    Array.from({ length: options.runs }, () =>
-      agents.start('stepper', { input: 'Look up every key', owner: null })
+export async function measureConcurrentRuns(
+  db: Database,
+  options: { runs: number; steps: number; repetitions: number }
+) {
+  const client = db.connection()
+  await client.schema.dropTableIfExists('bench_crowd_floor')
+  await client.schema.createTable('bench_crowd_floor', (table) => {
+    table.increments('id')
+    table.string('payload').notNullable()
+  })
+  const insert = preparedInsert(client)
+  const samples = { wall: [] as number[], cpu: [] as number[], floorCpu: [] as number[] }
+  const walls = { plain: [] as number[], durable: [] as number[], floor: [] as number[] }
+  let statementsPerRun = 0
+  for (let round = -1; round < options.repetitions; round++) {
+    const plainModel = stepperModel(options.steps)
+    const plain = await timed(() =>
+      Promise.all(Array.from({ length: options.runs }, () => plainLoop(plainModel, options.steps)))
     )
-  )
-  await agents.idle()
-  const durable = { wall: performance.now() - started, cpu: cpuMs(process.cpuUsage(cpu)) }
-  for (const run of runs) {
-    const finished = await agents.run(run.id)
-    if (finished?.status !== 'completed') throw new Error(`A run ended ${finished?.status}`)
+
+    const agents = stepperAgents(options.steps)
+    let runIds: string[] = []
+    const counted = await countWrites(db, () =>
+      timed(async () => {
+        const runs = await Promise.all(
+          Array.from({ length: options.runs }, () =>
+            agents.start('stepper', { input: 'Look up every key', owner: null })
+          )
+        )
+        runIds = runs.map((run) => run.id)
+        await agents.idle()
+      })
+    )
+    const durable = counted.result
+    for (const id of runIds) {
+      const finished = await agents.run(id)
+      if (finished?.status !== 'completed') throw new Error(`A run ended ${finished?.status}`)
+    }
+
+    const chain = Math.round(counted.statements / options.runs)
+    const floor = await timed(() =>
+      Promise.all(
+        Array.from({ length: options.runs }, async () => {
+          for (let index = 0; index < chain; index++) await insert()
+        })
+      )
+    )
+    if (round < 0) continue
+    statementsPerRun = counted.statements / options.runs
+    samples.wall.push(durable.wall / plain.wall)
+    samples.cpu.push(durable.cpu / plain.cpu)
+    samples.floorCpu.push((plain.cpu + floor.cpu) / plain.cpu)
+    walls.plain.push(plain.wall)
+    walls.durable.push(durable.wall)
+    walls.floor.push(floor.wall)
   }
-  return { plain, durable, wallRatio: durable.wall / plain.wall, cpuRatio: durable.cpu / plain.cpu }
+  await client.schema.dropTableIfExists('bench_crowd_floor')
+  return {
+    wallRatio: spread(samples.wall),
+    cpuRatio: spread(samples.cpu),
+    /** (plain loops + the statements alone) / plain loops, CPU: the least the durable crowd can cost */
+    floorCpuRatio: spread(samples.floorCpu),
+    plainWall: spread(walls.plain),
+    durableWall: spread(walls.durable),
+    floorWall: spread(walls.floor),
+    statementsPerRun,
+  }
+}
+
+/** The wall and CPU milliseconds `work` took */
+async function timed<T>(work: () => Promise<T>) {
+  const started = performance.now()
+  const cpu = process.cpuUsage()
+  await work()
+  return { wall: performance.now() - started, cpu: cpuMs(process.cpuUsage(cpu)) }
+}
+
+/**
+ * Counts the statements that read or write (not BEGIN, COMMIT or a
+ * savepoint) sent while `work` runs: knex's and those run on the driver.
+ */
+async function countWrites<T>(db: Database, work: () => Promise<T>) {
+  const knex = db.connection().getWriteClient()
+  let statements = 0
+  const listener = (query: { sql: string }) => {
+    if (/^\s*(insert|update|delete|select|with)\b/i.test(query.sql)) statements++
+  }
+  const published = (message: unknown) => listener(message as { sql: string })
+  knex.on('query', listener)
+  sqlDiagnostics.subscribe(published)
+  try {
+    return { result: await work(), statements }
+  } finally {
+    knex.removeListener('query', listener)
+    sqlDiagnostics.unsubscribe(published)
+  }
+}
+
+/** One short row into `bench_crowd_floor`, prepared on the driver as the package's writes are */
+function preparedInsert(client: QueryClientContract): () => Promise<unknown> {
+  const payload = 'x'.repeat(64)
+  if (isBetterSqlite(client)) {
+    const sql = 'insert into "bench_crowd_floor" ("payload") values (?)'
+    return () => sqliteWrite(client, (writer) => writer.run(sql, [payload]))
+  }
+  if (client.dialect.name === 'postgres') {
+    return () =>
+      pgNamed(client, 'insert into "bench_crowd_floor" ("payload") values ($1)', [payload])
+  }
+  if (isMysql2(client)) {
+    return () =>
+      mysqlRows(client, 'insert into `bench_crowd_floor` (`payload`) values (?)', [payload])
+  }
+  return () => client.table('bench_crowd_floor').insert({ payload })
 }
 
 function cpuMs(usage: NodeJS.CpuUsage) {

@@ -59,6 +59,10 @@ export type SettleFigures = {
   handRatio: Spread
   /** updateOnly / trivial: the ceiling of `ratio` */
   ceiling: Spread
+  /** settle / updateOnly: the settle as a fraction of its ceiling */
+  ofCeiling: Spread
+  /** byHand / updateOnly: the most a settle that reads its row before it writes reaches */
+  handOfCeiling: Spread
 }
 
 type Route = 'trivial' | 'updateOnly' | 'byHand' | 'settle'
@@ -158,7 +162,13 @@ export async function measureHttpSettle(options: {
     Route,
     number[]
   >
-  const ratios = { ratio: [] as number[], handRatio: [] as number[], ceiling: [] as number[] }
+  const ratios = {
+    ratio: [] as number[],
+    handRatio: [] as number[],
+    ceiling: [] as number[],
+    ofCeiling: [] as number[],
+    handOfCeiling: [] as number[],
+  }
   try {
     // Round -1 warms the routes up (V8 compiles them) and is not counted
     for (let round = -1; round < options.repetitions; round++) {
@@ -197,6 +207,8 @@ export async function measureHttpSettle(options: {
       ratios.ratio.push(measured.settle / measured.trivial)
       ratios.handRatio.push(measured.settle / measured.byHand)
       ratios.ceiling.push(measured.updateOnly / measured.trivial)
+      ratios.ofCeiling.push(measured.settle / measured.updateOnly)
+      ratios.handOfCeiling.push(measured.byHand / measured.updateOnly)
     }
   } finally {
     await httpApp.terminate()
@@ -209,5 +221,7 @@ export async function measureHttpSettle(options: {
     ratio: spread(ratios.ratio),
     handRatio: spread(ratios.handRatio),
     ceiling: spread(ratios.ceiling),
+    ofCeiling: spread(ratios.ofCeiling),
+    handOfCeiling: spread(ratios.handOfCeiling),
   }
 }
