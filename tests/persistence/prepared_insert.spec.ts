@@ -59,7 +59,8 @@ test.group(`Prepared insert | ${dbName()}`, (group) => {
     // Lucid goes on with it as with its own
     prepared.status = 'running'
     await prepared.save()
-    assert.equal((await AgentRun.findOrFail(prepared.id)).status, 'running')
+    const saved = await AgentRun.findOrFail(prepared.id)
+    assert.equal(saved.status, 'running')
   })
 
   test('runs created at once are all written; on SQLite in one COMMIT', async ({ assert }) => {

@@ -180,7 +180,11 @@ export async function askRow(
   const people = isRecord(body) && isRecord(body.people) ? (body.people as People) : undefined
   if (row.status === 'pending') return { settled: null, people }
   return isRecord(row.settled)
-    ? { settled: readSettlement(row.settled), status: stringOrNull(row.status) ?? undefined, people }
+    ? {
+        settled: readSettlement(row.settled),
+        status: stringOrNull(row.status) ?? undefined,
+        people,
+      }
     : undefined
 }
 
