@@ -5,11 +5,8 @@
  * entries and rows), and so is a settlement (the row still pending and
  * unexpired, then its audit entries and the grant it gave).
  *
- * - PostgreSQL: one statement, named on the driver (./pg_writes.ts). The
- *   update is a data-modifying CTE and each insert reads its rows from one
- *   JSON parameter (`jsonb_populate_recordset` over the table's own row
- *   type), guarded by `exists (select 1 from guard)`: one round trip,
- *   committed by itself.
+ * - PostgreSQL: one statement, named on the driver, the writes of a turn
+ *   that have the same shape sharing one (./pg_guarded.ts).
  * - SQLite and MySQL have no writes in CTEs: a transaction whose first
  *   statement is the update, then one multi-row insert per table (a lone
  *   update without a transaction on MySQL). It runs on the driver itself,
@@ -21,14 +18,13 @@
  * all three dialects read alike.
  */
 
-import type { QueryClientContract } from '@adonisjs/lucid/types/database'
 import type { LucidModel } from '@adonisjs/lucid/types/model'
 import { affectedRows } from './prepared_columns.ts'
 import { transaction } from './transaction.ts'
 import { insertStatements, updateStatement } from './driver_statements.ts'
 import { insertRows, isBetterSqlite, sqliteWrite } from './sqlite_writes.ts'
 import { isMysql2, mysqlWrite } from './mysql_writes.ts'
-import { pgIdentifier, pgNamed } from './pg_writes.ts'
+import { pgGroupedWrite, pgGuardedWrite } from './pg_guarded.ts'
 
 /** A condition of the guard: SQL over unquoted column names, and its bindings */
 export type Condition = [sql: string, ...bindings: unknown[]]
@@ -53,8 +49,9 @@ export async function guardedWrite(write: GuardedWrite): Promise<boolean> {
   const client = write.model.$adapter.modelConstructorClient(write.model)
   const inserts = write.inserts.filter(([, rows]) => rows.length > 0)
   if (client.dialect.name === 'postgres') {
-    await write.beforeCommit?.()
-    return inOneStatement(client, write, inserts)
+    if (!write.beforeCommit) return pgGroupedWrite(client, write, inserts)
+    await write.beforeCommit()
+    return pgGuardedWrite(client, write, inserts)
   }
   const table = write.model.table
   const where = write.where.map(([sql]) => sql).join(' and ')
@@ -107,42 +104,4 @@ export async function guardedWrite(write: GuardedWrite): Promise<boolean> {
     await write.beforeCommit?.()
     return true
   })
-}
-
-/**
- * PostgreSQL: the update and every insert in one statement, a named
- * statement on the driver (./pg_writes.ts): a checkpoint's or a
- * settlement's text is the same from one call to the next.
- */
-async function inOneStatement(
-  client: QueryClientContract,
-  write: GuardedWrite,
-  inserts: GuardedWrite['inserts']
-) {
-  const values: unknown[] = []
-  const bind = (value: unknown) => `$${values.push(value)}`
-  const sql: string[] = []
-
-  const sets = Object.keys(write.set).map(
-    (name) => `${pgIdentifier(name)} = ${bind(write.set[name])}`
-  )
-  sql.push(`with guard as (update ${pgIdentifier(write.model.table)} set ${sets.join(', ')}`)
-  const where = write.where.map(([condition, ...bindings]) => {
-    let next = 0
-    return condition.replace(/\?/g, () => bind(bindings[next++]))
-  })
-  sql.push(`where ${where.join(' and ')} returning 1)`)
-
-  for (const [table, rows] of inserts) {
-    const list = Object.keys(rows[0]).map(pgIdentifier).join(', ')
-    sql.push(`, ${table.replace(/\W/g, '_')}_rows as (insert into ${pgIdentifier(table)} (${list})`)
-    sql.push(
-      `select ${list} from jsonb_populate_recordset(null::${pgIdentifier(table)}, ${bind(JSON.stringify(rows))}::jsonb)`
-    )
-    sql.push('where exists (select 1 from guard))')
-  }
-  sql.push('select count(*)::int as matched from guard')
-
-  const [row] = await pgNamed(client, sql.join(' '), values)
-  return Number(row?.matched) === 1
 }
