@@ -23,6 +23,17 @@ const names = new Map<string, string>()
 /** The names each connection has parsed (pg's own record is internal) */
 const parsed = new PreparedRecord<PgConnection>()
 
+/**
+ * PostgreSQL refuses to run a parsed statement whose result's columns
+ * changed since (`cached plan must not change result type`): a
+ * `returning *` or `select *` after a migration added a column while the
+ * app ran. Such a statement is parsed again on that connection under a
+ * name of its own, kept here.
+ */
+const CACHED_PLAN_CHANGED = '0A000'
+const renamed = new WeakMap<PgConnection, Map<string, string>>()
+let renames = 0
+
 function nameOf(text: string): string {
   let name = names.get(text)
   if (!name) {
@@ -49,14 +60,22 @@ export async function pgNamed(
   text: string,
   values: readonly unknown[]
 ): Promise<Record<string, unknown>[]> {
-  const name = nameOf(text)
   const pool = client.getWriteClient().client
   const connection = (await pool.acquireConnection()) as PgConnection
+  const send = (name: string) =>
+    parsed.run(connection, name, text, () => connection.query({ name, text, values }))
   try {
-    const result = await parsed.run(connection, name, text, () =>
-      connection.query({ name, text, values })
-    )
-    return result.rows
+    const name = renamed.get(connection)?.get(text) ?? nameOf(text)
+    try {
+      return (await send(name)).rows
+    } catch (error) {
+      if ((error as { code?: string }).code !== CACHED_PLAN_CHANGED) throw error
+      // The table changed since this connection parsed the statement: parsed again, under a new name
+      const fresh = `${nameOf(text)}_${++renames}`
+      const names = renamed.get(connection) ?? new Map<string, string>()
+      renamed.set(connection, names.set(text, fresh))
+      return (await send(fresh)).rows
+    }
   } finally {
     await pool.releaseConnection(connection)
   }

@@ -2,7 +2,9 @@
  * Named statements on the pg driver (src/persistence/pg_writes.ts): a
  * statement is parsed once per connection, and parsed again on the
  * connection that replaces one the server killed (pg_terminate_backend),
- * with the write then succeeding. PostgreSQL only.
+ * with the write then succeeding; and parsed again, under a name of its
+ * own, where a migration changed the columns its `*` returns. PostgreSQL
+ * only.
  */
 
 import { test } from '@japa/runner'
@@ -42,6 +44,25 @@ if (dbName() === 'pg') {
       assert.notInclude([first.pid, again.pid], after.pid)
       assert.equal(after.next, 4)
       assert.isTrue(after.prepared)
+    })
+
+    test('parsed again after a migration changed what its `*` returns', async ({ assert }) => {
+      await db.rawQuery('drop table if exists pg_writes_probe')
+      await db.rawQuery('create table pg_writes_probe (id int primary key)')
+      await db.rawQuery('insert into pg_writes_probe (id) values (1)')
+      try {
+        const read = 'select * from pg_writes_probe where id = $1'
+        // Parsed on every connection of the pool, as a running app's would be
+        const client = db.connection()
+        await Promise.all(Array.from({ length: 6 }, () => pgNamed(client, read, [1])))
+        // A migration run while the app runs (PostgreSQL: "cached plan must not change result type")
+        await db.rawQuery('alter table pg_writes_probe add column label text')
+        await db.rawQuery("update pg_writes_probe set label = 'one'")
+        const rows = await Promise.all(Array.from({ length: 6 }, () => pgNamed(client, read, [1])))
+        assert.deepEqual(rows, Array(6).fill([{ id: 1, label: 'one' }]))
+      } finally {
+        await db.rawQuery('drop table if exists pg_writes_probe')
+      }
     })
   })
 }
