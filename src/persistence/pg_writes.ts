@@ -62,19 +62,23 @@ export async function pgNamed(
 ): Promise<Record<string, unknown>[]> {
   const pool = client.getWriteClient().client
   const connection = (await pool.acquireConnection()) as PgConnection
-  const send = (name: string) =>
-    parsed.run(connection, name, text, () => connection.query({ name, text, values }))
+  const send = async (name: string) => {
+    const result = await parsed.run(connection, name, text, () =>
+      connection.query({ name, text, values })
+    )
+    return result.rows
+  }
   try {
     const name = renamed.get(connection)?.get(text) ?? nameOf(text)
     try {
-      return (await send(name)).rows
+      return await send(name)
     } catch (error) {
       if ((error as { code?: string }).code !== CACHED_PLAN_CHANGED) throw error
       // The table changed since this connection parsed the statement: parsed again, under a new name
       const fresh = `${nameOf(text)}_${++renames}`
-      const names = renamed.get(connection) ?? new Map<string, string>()
-      renamed.set(connection, names.set(text, fresh))
-      return (await send(fresh)).rows
+      const own = renamed.get(connection) ?? new Map<string, string>()
+      renamed.set(connection, own.set(text, fresh))
+      return await send(fresh)
     }
   } finally {
     await pool.releaseConnection(connection)

@@ -145,7 +145,8 @@ if (dbName() === 'pg') {
       )
       assert.deepEqual(result, [true, true, true])
       assert.lengthOf(writes, 2)
-      assert.equal((await AgentRun.findOrFail(runs[2].id)).status, 'failed')
+      const failedRun = await AgentRun.findOrFail(runs[2].id)
+      assert.equal(failedRun.status, 'failed')
     })
   })
 }
