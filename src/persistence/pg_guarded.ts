@@ -7,26 +7,26 @@
  * `exists (select 1 from guard)`; one round trip, committed by itself, a
  * named statement (./pg_writes.ts).
  *
- * Writes asked for in the same turn of the event loop (the checkpoints of
- * many runs stepping at once) that have the same shape (table, columns
- * set, conditions, tables and columns inserted) share one statement: the
- * members' values and guards each come as one JSON parameter, numbered by
- * their place (`with ordinality`), the update matches each member's row
- * under its own guard, and each member's inserts are written only when
- * its guard matched. So each member is still all or nothing, and one whose
- * guard fails (a lease another driver took) writes nothing while the
- * others commit. A shape can share a statement when each condition is
- * `column = ?` (the member's own value) or the same for every member;
- * others (a settlement's expiry, compared with its own now) go alone. A
- * shared statement that fails (a duplicate key in one member) is sent
- * again member by member, so the error is the offender's alone.
+ * Writes asked for in the same turn of the event loop that have the same
+ * shape (./write_groups.ts: the checkpoints of many runs stepping at once)
+ * share one statement: the members' values and guards each come as one
+ * JSON parameter, numbered by their place (`with ordinality`), the update
+ * matches each member's row under its own guard, and each member's inserts
+ * are written only when its guard matched. So each member is still all or
+ * nothing, and one whose guard fails (a lease another driver took) writes
+ * nothing while the others commit.
  */
 
 import type { QueryClientContract } from '@adonisjs/lucid/types/database'
 import type { GuardedWrite } from './guarded_write.ts'
 import { pgIdentifier as quote, pgNamed } from './pg_writes.ts'
-
-type Inserts = GuardedWrite['inserts']
+import {
+  groupedWrite,
+  ownColumn,
+  type GroupMember,
+  type Inserts,
+  type SharedWrites,
+} from './write_groups.ts'
 
 /**
  * Writes one guarded write as one statement. False, having written
@@ -63,97 +63,33 @@ export async function pgGuardedWrite(
   return Number(row?.matched) === 1
 }
 
-type Member = {
-  write: GuardedWrite
-  inserts: Inserts
-  resolve: (written: boolean) => void
-  reject: (error: unknown) => void
-}
-type Pool = object
-
-/** The writes waiting for this turn's statements, by pool, then by shape */
-const groups = new WeakMap<Pool, Map<string, Member[]>>()
-
-/** A condition a member brings its own value to: `column = ?` */
-const OWN_VALUE = /^(\w+) = \?$/
+/** PostgreSQL's shared write: one statement */
+const PG: SharedWrites = { alone: pgGuardedWrite, shared }
 
 /**
  * Writes `write` in the turn's statement of its shape, alone when nothing
- * else of its shape was asked for in the turn. Resolves as
- * `pgGuardedWrite` does.
+ * else of its shape was asked for in the turn (./write_groups.ts).
+ * Resolves as `pgGuardedWrite` does.
  */
 export function pgGroupedWrite(
   client: QueryClientContract,
   write: GuardedWrite,
   inserts: Inserts
 ): Promise<boolean> {
-  const shape = shapeOf(write, inserts)
-  if (shape === null) return pgGuardedWrite(client, write, inserts)
-  const pool = client.getWriteClient().client as Pool
-  return new Promise((resolve, reject) => {
-    let group = groups.get(pool)
-    if (!group) {
-      group = new Map()
-      groups.set(pool, group)
-      setImmediate(() => flush(client, pool))
-    }
-    const members = group.get(shape) ?? []
-    group.set(shape, members)
-    members.push({ write, inserts, resolve, reject })
-  })
-}
-
-/**
- * What writes must share to share a statement; null for a write that
- * cannot share one (a condition with values of its own other than `column = ?`).
- */
-function shapeOf(write: GuardedWrite, inserts: Inserts): string | null {
-  const conditions: unknown[] = []
-  for (const [condition] of write.where) {
-    if (OWN_VALUE.test(condition)) conditions.push(condition)
-    else if (!condition.includes('?')) conditions.push(condition)
-    else return null
-  }
-  return JSON.stringify([
-    write.model.table,
-    Object.keys(write.set),
-    conditions,
-    inserts.map(([table, rows]) => [table, Object.keys(rows[0])]),
-  ])
-}
-
-function flush(client: QueryClientContract, pool: Pool) {
-  const group = groups.get(pool)!
-  groups.delete(pool)
-  for (const members of group.values()) {
-    if (members.length === 1) {
-      const [{ write, inserts, resolve, reject }] = members
-      pgGuardedWrite(client, write, inserts).then(resolve, reject)
-      continue
-    }
-    shared(client, members).then(
-      (matched) => members.forEach((member, index) => member.resolve(matched.has(index + 1))),
-      // One member's duplicate key fails them all: each is sent again alone
-      () => {
-        for (const { write, inserts, resolve, reject } of members) {
-          pgGuardedWrite(client, write, inserts).then(resolve, reject)
-        }
-      }
-    )
-  }
+  return groupedWrite(client, write, inserts, PG)
 }
 
 /**
  * The members' writes as one statement; returns the places (from 1) of the
  * members whose guard matched.
  */
-async function shared(client: QueryClientContract, members: Member[]): Promise<Set<number>> {
+async function shared(client: QueryClientContract, members: GroupMember[]): Promise<Set<number>> {
   const [{ write: first, inserts: firstInserts }] = members
   const table = quote(first.model.table)
   const values: unknown[] = []
   const bind = (value: unknown) => `$${values.push(value)}`
   const setColumns = Object.keys(first.set)
-  const own = first.where.flatMap(([condition]) => OWN_VALUE.exec(condition)?.[1] ?? [])
+  const own = first.where.flatMap(([condition]) => ownColumn(condition) ?? [])
   const recordset = (rows: unknown[]) =>
     `jsonb_populate_recordset(null::${table}, ${bind(JSON.stringify(rows))}::jsonb) with ordinality as x`
   // Aliased, so a condition's bare column names are the updated table's
@@ -166,7 +102,7 @@ async function shared(client: QueryClientContract, members: Member[]): Promise<S
   const guards = members.map(({ write }) =>
     Object.fromEntries(
       write.where.flatMap(([condition, value]) => {
-        const column = OWN_VALUE.exec(condition)?.[1]
+        const column = ownColumn(condition)
         return column ? [[column, value]] : []
       })
     )
@@ -174,7 +110,7 @@ async function shared(client: QueryClientContract, members: Member[]): Promise<S
   sql.push(`, g as (select x.ordinality as k, ${aliased('g_', own)} from ${recordset(guards)})`)
   const sets = setColumns.map((name) => `${quote(name)} = s.${quote(`s_${name}`)}`)
   const where = first.where.map(([condition]) => {
-    const column = OWN_VALUE.exec(condition)?.[1]
+    const column = ownColumn(condition)
     return column ? `${table}.${quote(column)} = g.${quote(`g_${column}`)}` : condition
   })
   sql.push(
