@@ -7,12 +7,13 @@
  *
  * - PostgreSQL: one statement, named on the driver, the writes of a turn
  *   that have the same shape sharing one (./pg_guarded.ts).
- * - SQLite and MySQL have no writes in CTEs: a transaction whose first
- *   statement is the update, then one multi-row insert per table (a lone
- *   update without a transaction on MySQL). It runs on the driver itself,
- *   its statements prepared once per connection: better-sqlite3's
- *   (./sqlite_writes.ts), mysql2's `execute` (./mysql_writes.ts);
- *   elsewhere (another SQLite driver) through knex.
+ * - MySQL: a transaction on mysql2, the writes of a turn that have the
+ *   same shape sharing one (./mysql_guarded.ts).
+ * - SQLite has no writes in CTEs: a transaction whose first statement is
+ *   the update, then one multi-row insert per table, on better-sqlite3
+ *   itself, its statements prepared once per connection, in the turn's
+ *   group commit (./sqlite_writes.ts); elsewhere (another SQLite driver)
+ *   through knex.
  *
  * Conditions are SQL with `?` bindings over unquoted column names, which
  * all three dialects read alike.
@@ -21,9 +22,10 @@
 import type { LucidModel } from '@adonisjs/lucid/types/model'
 import { affectedRows } from './prepared_columns.ts'
 import { transaction } from './transaction.ts'
-import { insertStatements, updateStatement } from './driver_statements.ts'
+import { updateStatement } from './driver_statements.ts'
 import { insertRows, isBetterSqlite, sqliteWrite } from './sqlite_writes.ts'
-import { isMysql2, mysqlWrite } from './mysql_writes.ts'
+import { isMysql2 } from './mysql_writes.ts'
+import { mysqlGroupedWrite } from './mysql_guarded.ts'
 import { pgGroupedWrite, pgGuardedWrite } from './pg_guarded.ts'
 
 /** A condition of the guard: SQL over unquoted column names, and its bindings */
@@ -53,27 +55,10 @@ export async function guardedWrite(write: GuardedWrite): Promise<boolean> {
     await write.beforeCommit()
     return pgGuardedWrite(client, write, inserts)
   }
+  if (isMysql2(client)) return mysqlGroupedWrite(client, write, inserts)
   const table = write.model.table
   const where = write.where.map(([sql]) => sql).join(' and ')
   const bindings = write.where.flatMap(([, ...values]) => values)
-  if (isMysql2(client)) {
-    const lone = inserts.length === 0 && !write.beforeCommit
-    return mysqlWrite(
-      client,
-      async (writer) => {
-        const matched = await writer.run(...updateStatement(table, write.set, where, bindings, '`'))
-        if (matched !== 1) return false
-        for (const [into, rows] of inserts) {
-          for (const [sql, values] of insertStatements(into, rows, '`')) {
-            await writer.run(sql, values)
-          }
-        }
-        return true
-      },
-      (matched) => (matched ? write.beforeCommit?.() : undefined),
-      !lone
-    )
-  }
   if (isBetterSqlite(client)) {
     return sqliteWrite(
       client,

@@ -1,7 +1,7 @@
 /*
  * Statements run with `mysql2`'s `execute` on a connection of the app's
  * knex pool, for the guarded write every checkpoint and every settlement
- * is on MySQL (./guarded_write.ts): a transaction of the update and the
+ * is on MySQL (./mysql_guarded.ts): a transaction of the update and the
  * inserts. Through knex, each statement is compiled and sent as text that
  * MySQL parses anew; here the text is given ready and MySQL prepares it
  * once per connection (`mysql2` keeps a connection's statements by text,
@@ -19,12 +19,20 @@ type Callback = (error: Error | null, result: Result) => void
 type Connection = {
   execute(sql: string, values: unknown[], callback: Callback): void
   query(sql: string, callback: Callback): void
+  query(sql: string, values: unknown[], callback: Callback): void
 }
 
 /** What the transaction's work gets: one statement at a time, prepared once per connection */
 export type MysqlWriter = {
   /** Runs a statement; returns the rows it changed */
   run(sql: string, bindings: unknown[]): Promise<number>
+  /**
+   * Runs a statement sent as text, its values escaped by mysql2, not
+   * prepared: for a text that differs from one call to the next (a write
+   * of as many rows as were asked for), which would fill the server's
+   * prepared statements. Returns its rows, or none for a write.
+   */
+  text(sql: string, values: unknown[]): Promise<Record<string, unknown>[]>
 }
 
 /** The statements each connection has prepared (mysql2's own record is internal) */
@@ -101,6 +109,13 @@ export async function mysqlWrite<T>(
   const connection = (await pool.acquireConnection()) as Connection
   const writer: MysqlWriter = {
     run: async (sql, bindings) => changed(await execute(connection, sql, bindings)),
+    text: async (sql, values) => {
+      if (sqlDiagnostics.hasSubscribers) sqlDiagnostics.publish({ sql })
+      const result = await new Promise<Result>((resolve, reject) =>
+        connection.query(sql, values, (error, rows) => (error ? reject(error) : resolve(rows)))
+      )
+      return Array.isArray(result) ? result : []
+    },
   }
   try {
     if (!inTransaction) return await work(writer)

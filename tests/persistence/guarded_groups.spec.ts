@@ -1,10 +1,12 @@
 /*
- * Guarded writes on PostgreSQL asked for in the same turn
- * (src/persistence/pg_guarded.ts): checkpoints of many runs at once share
- * one statement, each still all or nothing behind its own fence: a run
- * whose lease another driver took writes nothing while the others commit;
- * a duplicate key in one is that one's error alone; writes of other
- * shapes, and those that cannot share, go on their own. PostgreSQL only.
+ * Guarded writes asked for in the same turn (src/persistence/write_groups.ts):
+ * on PostgreSQL and MySQL, checkpoints of many runs at once share one
+ * write (PostgreSQL: one statement, pg_guarded.ts; MySQL: one transaction
+ * with one update, mysql_guarded.ts), each still all or nothing behind its
+ * own fence: a run whose lease another driver took writes nothing while
+ * the others commit; a duplicate key in one is that one's error alone;
+ * writes of other shapes, and those that cannot share, go on their own.
+ * (SQLite's turn shares a COMMIT, sqlite_writes.spec.ts.)
  */
 
 import { test } from '@japa/runner'
@@ -54,20 +56,20 @@ function checkpoint(run: AgentRun, sequence: number, owner = OWNER) {
   })
 }
 
-/** The statements of `work` that wrote (not BEGIN, COMMIT or a read) */
+/** The statements of `work` that updated runs: PostgreSQL's one-statement writes, MySQL's updates */
 async function writesWhile<T>(work: () => Promise<T>) {
   const { result, seen } = await statementsWhile(work)
-  return { result, writes: seen.filter((sql) => /^with /.test(sql)) }
+  return { result, writes: seen.filter((sql) => /^(with|update) /.test(sql)) }
 }
 
-if (dbName() === 'pg') {
-  test.group('PostgreSQL guarded writes of one turn', (group) => {
+if (dbName() === 'pg' || dbName() === 'mysql') {
+  test.group(`Guarded writes of one turn | ${dbName()}`, (group) => {
     group.each.setup(async () => {
       const testApp = await createTestApp()
       return () => testApp.terminate()
     })
 
-    test('checkpoints of many runs at once share one statement; each is written', async ({
+    test('checkpoints of many runs at once share one write; each is written', async ({
       assert,
     }) => {
       const runs = await Promise.all(Array.from({ length: 20 }, (_, index) => heldRun(index)))
@@ -86,7 +88,7 @@ if (dbName() === 'pg') {
         )
       }
 
-      // A lone checkpoint is the one-write statement, as before
+      // A lone checkpoint is the one-write form, as before
       const lone = await writesWhile(() => checkpoint(runs[0], 2))
       assert.isTrue(lone.result)
       assert.lengthOf(lone.writes, 1)
@@ -118,7 +120,7 @@ if (dbName() === 'pg') {
         settled.map((outcome) => outcome.status),
         ['fulfilled', 'rejected', 'fulfilled', 'fulfilled']
       )
-      assert.match(String((settled[1] as PromiseRejectedResult).reason), /duplicate key/)
+      assert.match(String((settled[1] as PromiseRejectedResult).reason), /duplicate/i)
       for (const index of [0, 2, 3]) {
         assert.lengthOf(await JournalRow.query().where('run_id', runs[index].id), 1)
       }
@@ -136,7 +138,11 @@ if (dbName() === 'pg') {
           // A condition with a value of its own besides `column = ?`: not shared
           where: [
             ['id = ?', run.id],
-            ['(lease_expires_at is null or lease_expires_at > ?)', '2000-01-01T00:00:00Z'],
+            [
+              '(lease_expires_at is null or lease_expires_at > ?)',
+              preparedColumns(run, { leaseExpiresAt: DateTime.fromISO('2000-01-01T00:00:00Z') })
+                .lease_expires_at,
+            ],
           ],
           inserts: [],
         })
