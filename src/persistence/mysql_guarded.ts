@@ -82,10 +82,10 @@ export function mysqlGroupedWrite(
 
 /**
  * Whether the read after the update can tell the members that matched: the
- * guard names the row by id, and the update sets no column a condition reads.
+ * update sets no column a condition reads (each names its row by id,
+ * ./write_groups.ts).
  */
 function shareable({ write }: GroupMember): boolean {
-  if (!write.where.some(([condition]) => ownColumn(condition) === 'id')) return false
   const read = new Set(write.where.flatMap(([condition]) => condition.match(/\w+/g) ?? []))
   return Object.keys(write.set).every((column) => !read.has(column))
 }

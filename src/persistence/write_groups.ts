@@ -9,9 +9,10 @@
  *
  * Writes share a shape when they update the same table's same columns
  * under the same conditions and insert into the same tables' same
- * columns. A shape can be shared when each condition is `column = ?` (the
- * member's own value) or has no value at all; others (a settlement's
- * expiry, compared with its own now) always go alone.
+ * columns. A shape can be shared when one condition is `id = ?` (the
+ * member's row) and each is `column = ?` (the member's own value) or has
+ * no value at all; others (a settlement's expiry, compared with its own
+ * now) always go alone.
  */
 
 import type { QueryClientContract } from '@adonisjs/lucid/types/database'
@@ -82,6 +83,8 @@ function shapeOf(write: GuardedWrite, inserts: Inserts): string | null {
     if (!ownColumn(condition) && condition.includes('?')) return null
     conditions.push(condition)
   }
+  // Each member's guard names one row, as a lone write's must match exactly one
+  if (!write.where.some(([condition]) => ownColumn(condition) === 'id')) return null
   return JSON.stringify([
     write.model.table,
     Object.keys(write.set),
