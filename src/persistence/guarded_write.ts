@@ -26,7 +26,7 @@ import { updateStatement } from './driver_statements.ts'
 import { insertRows, isBetterSqlite, sqliteWrite } from './sqlite_writes.ts'
 import { isMysql2 } from './mysql_writes.ts'
 import { mysqlGroupedWrite } from './mysql_guarded.ts'
-import { pgGroupedWrite, pgGuardedWrite } from './pg_guarded.ts'
+import { pgGroupedWrite } from './pg_guarded.ts'
 
 /** A condition of the guard: SQL over unquoted column names, and its bindings */
 export type Condition = [sql: string, ...bindings: unknown[]]
@@ -50,11 +50,7 @@ export type GuardedWrite = {
 export async function guardedWrite(write: GuardedWrite): Promise<boolean> {
   const client = write.model.$adapter.modelConstructorClient(write.model)
   const inserts = write.inserts.filter(([, rows]) => rows.length > 0)
-  if (client.dialect.name === 'postgres') {
-    if (!write.beforeCommit) return pgGroupedWrite(client, write, inserts)
-    await write.beforeCommit()
-    return pgGuardedWrite(client, write, inserts)
-  }
+  if (client.dialect.name === 'postgres') return pgGroupedWrite(client, write, inserts)
   if (isMysql2(client)) return mysqlGroupedWrite(client, write, inserts)
   const table = write.model.table
   const where = write.where.map(([sql]) => sql).join(' and ')

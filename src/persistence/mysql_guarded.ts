@@ -27,6 +27,7 @@ import { mysqlWrite } from './mysql_writes.ts'
 import {
   groupedWrite,
   ownColumn,
+  ownValues,
   type GroupMember,
   type Inserts,
   type SharedWrites,
@@ -69,14 +70,13 @@ const MYSQL: SharedWrites = { alone: mysqlGuardedWrite, shareable, shared }
 /**
  * Writes `write` in the turn's transaction of its shape, alone when
  * nothing else of its shape was asked for in the turn, or when it cannot
- * share one. Resolves as `mysqlGuardedWrite` does.
+ * share one (./write_groups.ts). Resolves as `mysqlGuardedWrite` does.
  */
 export function mysqlGroupedWrite(
   client: QueryClientContract,
   write: GuardedWrite,
   inserts: Inserts
 ): Promise<boolean> {
-  if (write.beforeCommit) return mysqlGuardedWrite(client, write, inserts)
   return groupedWrite(client, write, inserts, MYSQL)
 }
 
@@ -94,13 +94,12 @@ async function shared(client: QueryClientContract, members: GroupMember[]): Prom
   const [{ write: first }] = members
   const table = quote(first.model.table)
   const own = first.where.flatMap(([condition]) => ownColumn(condition) ?? [])
-  const valuesOf = ({ write }: GroupMember) =>
-    own.map((column) => write.where.find(([condition]) => ownColumn(condition) === column)![1])
-  const ids = members.map((member) => valuesOf(member)[own.indexOf('id')])
+  const values = members.map(({ write }) => ownValues(write))
+  const ids = values.map((member) => member.id)
   // Two writes of one row in a turn: each goes alone, in order
   if (new Set(ids).size !== ids.length) throw new Error('Two guarded writes of one row')
 
-  const guards = members.map(valuesOf)
+  const guards = values.map((member) => own.map((column) => member[column]))
   const tuple = `(${own.map(() => '?').join(', ')})`
   const where = [
     `(${own.map(quote).join(', ')}) in (${guards.map(() => tuple).join(', ')})`,

@@ -23,20 +23,23 @@ import { pgIdentifier as quote, pgNamed } from './pg_writes.ts'
 import {
   groupedWrite,
   ownColumn,
+  ownValues,
   type GroupMember,
   type Inserts,
   type SharedWrites,
 } from './write_groups.ts'
 
 /**
- * Writes one guarded write as one statement. False, having written
- * nothing, when the guard did not match.
+ * Writes one guarded write as one statement, after its `beforeCommit` (the
+ * statement commits by itself). False, having written nothing, when the
+ * guard did not match.
  */
 export async function pgGuardedWrite(
   client: QueryClientContract,
   write: GuardedWrite,
   inserts: Inserts
 ): Promise<boolean> {
+  await write.beforeCommit?.()
   const values: unknown[] = []
   const bind = (value: unknown) => `$${values.push(value)}`
   const sql: string[] = []
@@ -99,14 +102,7 @@ async function shared(client: QueryClientContract, members: GroupMember[]): Prom
   const sql = [
     `with s as (select x.ordinality as k, ${aliased('s_', setColumns)} from ${recordset(members.map(({ write }) => write.set))})`,
   ]
-  const guards = members.map(({ write }) =>
-    Object.fromEntries(
-      write.where.flatMap(([condition, value]) => {
-        const column = ownColumn(condition)
-        return column ? [[column, value]] : []
-      })
-    )
-  )
+  const guards = members.map(({ write }) => ownValues(write))
   sql.push(`, g as (select x.ordinality as k, ${aliased('g_', own)} from ${recordset(guards)})`)
   const sets = setColumns.map((name) => `${quote(name)} = s.${quote(`s_${name}`)}`)
   const where = first.where.map(([condition]) => {

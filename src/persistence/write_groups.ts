@@ -49,9 +49,21 @@ export function ownColumn(condition: string): string | undefined {
   return OWN_VALUE.exec(condition)?.[1]
 }
 
+/** A member's own values, by the column its `column = ?` conditions compare */
+export function ownValues(write: GuardedWrite): Record<string, unknown> {
+  const values: Record<string, unknown> = {}
+  for (const [condition, value] of write.where) {
+    const column = ownColumn(condition)
+    if (column) values[column] = value
+  }
+  return values
+}
+
 /**
  * Writes `write` in the turn's shared write of its shape (`dialect`'s),
- * alone when nothing else of its shape was asked for in the turn.
+ * alone when nothing else of its shape was asked for in the turn, and
+ * always alone with a `beforeCommit` (a crash test's: its transaction is
+ * its own).
  */
 export function groupedWrite(
   client: QueryClientContract,
@@ -59,7 +71,7 @@ export function groupedWrite(
   inserts: Inserts,
   dialect: SharedWrites
 ): Promise<boolean> {
-  const shape = shapeOf(write, inserts)
+  const shape = write.beforeCommit ? null : shapeOf(write, inserts)
   if (shape === null || dialect.shareable?.({ write, inserts }) === false) {
     return dialect.alone(client, write, inserts)
   }
