@@ -94,12 +94,12 @@ async function shared(client: QueryClientContract, members: GroupMember[]): Prom
   const [{ write: first }] = members
   const table = quote(first.model.table)
   const own = first.where.flatMap(([condition]) => ownColumn(condition) ?? [])
-  const values = members.map(({ write }) => ownValues(write))
-  const ids = values.map((member) => member.id)
+  const owned = members.map(({ write }) => ownValues(write))
+  const ids = owned.map((member) => member.id)
   // Two writes of one row in a turn: each goes alone, in order
   if (new Set(ids).size !== ids.length) throw new Error('Two guarded writes of one row')
 
-  const guards = values.map((member) => own.map((column) => member[column]))
+  const guards = owned.map((member) => own.map((column) => member[column]))
   const tuple = `(${own.map(() => '?').join(', ')})`
   const where = [
     `(${own.map(quote).join(', ')}) in (${guards.map(() => tuple).join(', ')})`,
