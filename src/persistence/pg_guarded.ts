@@ -15,6 +15,15 @@
  * are written only when its guard matched. So each member is still all or
  * nothing, and one whose guard fails (a lease another driver took) writes
  * nothing while the others commit.
+ *
+ * Either way the update finds its rows by key: every other condition is
+ * sent as `(condition) is true`, which reads the same but that the planner
+ * cannot match to an index. Else, where the statistics call a status rare
+ * (`running` in a table of finished runs, or a table never analyzed), it
+ * may reach the row through the status's index and filter every row of
+ * that status, in a named statement's plan kept for the connection's life:
+ * a settle that read every pending row, a crowd's checkpoints each reading
+ * every running run (docs/design.md §8.2).
  */
 
 import type { QueryClientContract } from '@adonisjs/lucid/types/database'
@@ -29,6 +38,11 @@ import {
   type SharedWrites,
 } from './write_groups.ts'
 
+/** A condition as the update sends it: the row's key as is, any other kept from the indexes */
+function keyed(condition: string, sql = condition) {
+  return ownColumn(condition) === 'id' ? sql : `(${sql}) is true`
+}
+
 /**
  * Writes one guarded write as one statement, after its `beforeCommit` (the
  * statement commits by itself). False, having written nothing, when the
@@ -40,6 +54,12 @@ export async function pgGuardedWrite(
   inserts: Inserts
 ): Promise<boolean> {
   await write.beforeCommit?.()
+  const [row] = await pgNamed(client, ...pgGuardedStatement(write, inserts))
+  return Number(row?.matched) === 1
+}
+
+/** The statement of one guarded write and its values */
+export function pgGuardedStatement(write: GuardedWrite, inserts: Inserts): [string, unknown[]] {
   const values: unknown[] = []
   const bind = (value: unknown) => `$${values.push(value)}`
   const sql: string[] = []
@@ -48,7 +68,10 @@ export async function pgGuardedWrite(
   sql.push(`with guard as (update ${quote(write.model.table)} set ${sets.join(', ')}`)
   const where = write.where.map(([condition, ...bindings]) => {
     let next = 0
-    return condition.replace(/\?/g, () => bind(bindings[next++]))
+    return keyed(
+      condition,
+      condition.replace(/\?/g, () => bind(bindings[next++]))
+    )
   })
   sql.push(`where ${where.join(' and ')} returning 1)`)
 
@@ -61,9 +84,7 @@ export async function pgGuardedWrite(
     sql.push('where exists (select 1 from guard))')
   }
   sql.push('select count(*)::int as matched from guard')
-
-  const [row] = await pgNamed(client, sql.join(' '), values)
-  return Number(row?.matched) === 1
+  return [sql.join(' '), values]
 }
 
 /** PostgreSQL's shared write: one statement */
@@ -87,6 +108,12 @@ export function pgGroupedWrite(
  * members whose guard matched.
  */
 async function shared(client: QueryClientContract, members: GroupMember[]): Promise<Set<number>> {
+  const rows = await pgNamed(client, ...pgSharedStatement(members))
+  return new Set(rows.map((row) => Number(row.k)))
+}
+
+/** The shared statement of the members' writes and its values */
+export function pgSharedStatement(members: GroupMember[]): [string, unknown[]] {
   const [{ write: first, inserts: firstInserts }] = members
   const table = quote(first.model.table)
   const values: unknown[] = []
@@ -107,7 +134,10 @@ async function shared(client: QueryClientContract, members: GroupMember[]): Prom
   const sets = setColumns.map((name) => `${quote(name)} = s.${quote(`s_${name}`)}`)
   const where = first.where.map(([condition]) => {
     const column = ownColumn(condition)
-    return column ? `${table}.${quote(column)} = g.${quote(`g_${column}`)}` : condition
+    return keyed(
+      condition,
+      column ? `${table}.${quote(column)} = g.${quote(`g_${column}`)}` : condition
+    )
   })
   sql.push(
     `, guard as (update ${table} set ${sets.join(', ')} from s join g on g.k = s.k where ${where.join(' and ')} returning s.k)`
@@ -123,7 +153,5 @@ async function shared(client: QueryClientContract, members: GroupMember[]): Prom
     )
   })
   sql.push('select k::int as k from guard')
-
-  const rows = await pgNamed(client, sql.join(' '), values)
-  return new Set(rows.map((row) => Number(row.k)))
+  return [sql.join(' '), values]
 }
