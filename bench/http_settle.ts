@@ -90,6 +90,20 @@ function settleByHand(db: Database, rowId: string, reply: unknown) {
 }
 
 /**
+ * Has the database gather the tables' statistics, as autovacuum (or
+ * MySQL's automatic recalculation) would have on a table in use: without
+ * them PostgreSQL may plan a route's UPDATE, the by-hand routes' included,
+ * through an index of a status it believes rare, and read every pending
+ * row to find one (tests/persistence/pg_guard_plans.spec.ts).
+ */
+async function analyzed(db: Database) {
+  const tables = ['agent_runs', 'agent_tool_calls', 'agent_inbox_events']
+  const dialect = db.connection().dialect.name
+  if (dialect === 'postgres') await db.rawQuery(`analyze ${tables.join(', ')}`)
+  else if (dialect === 'mysql') await db.rawQuery(`analyze table ${tables.join(', ')}`)
+}
+
+/**
  * `executor`: `handoff` gives the settles' resumes to an executor that
  * only records them (what the web process pays when a queue drives the
  * runs: the settle's own cost); `inline` drives them in this process, as
@@ -177,6 +191,7 @@ export async function measureHttpSettle(options: {
         await agents.start('asker', { owner: 'bench', input: `run ${index}` })
       }
       await agents.idle()
+      await analyzed(httpApp.db)
       const pending = await ToolCall.query().where('status', 'pending')
       if (pending.length !== options.rows * 3) throw new Error(`${pending.length} rows pending`)
       const rowsOf = {

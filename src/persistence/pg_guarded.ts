@@ -139,6 +139,13 @@ export function pgSharedStatement(members: GroupMember[]): [string, unknown[]] {
       column ? `${table}.${quote(column)} = g.${quote(`g_${column}`)}` : condition
     )
   })
+  /*
+   * The members' keys once more, as an array the planner can look up in the
+   * primary key: it takes an array parameter for a few elements, where the
+   * JSON recordset counts as a hundred rows and a scan of a table of some
+   * thousands would win the join.
+   */
+  where.push(`${table}."id" = any(${bind(guards.map((guard) => guard.id))})`)
   sql.push(
     `, guard as (update ${table} set ${sets.join(', ')} from s join g on g.k = s.k where ${where.join(' and ')} returning s.k)`
   )
