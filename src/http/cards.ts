@@ -131,6 +131,16 @@ export type BulkResult = {
   error?: ErrorReport
 }
 
+/**
+ * A row's request as the pages read its question set: one whose questions
+ * are missing (a row written by hand, or by a tool of the app's own) shows
+ * no questions rather than break the page that lists it.
+ */
+function questionSetOf(request: unknown): QuestionSet {
+  const set = (request ?? {}) as QuestionSet
+  return Array.isArray(set.questions) ? set : { ...set, questions: [] }
+}
+
 /** A run's cards; a wait opened outside the runtime is a group of its own with no run */
 export type RunGroup = { run: RunSummary | null; rows: RowCard[] }
 
@@ -164,7 +174,7 @@ export function rowCard(
       ? { grants: grantOptions(row.toolName, offered) }
       : {}),
     ...(waitsForAnswers(row)
-      ? { questionSet: row.request as QuestionSet }
+      ? { questionSet: questionSetOf(row.request) }
       : {
           action: {
             summary: row.request?.summary ?? row.toolName,

@@ -36,6 +36,7 @@ async function settledRow(options: {
   by?: string
   day?: number
   runStatus?: AgentRun['status']
+  request?: Record<string, unknown>
 }) {
   const at = DAY_ONE.plus({ days: options.day ?? 0, minutes: ++sequence })
   const run = await AgentRun.create({
@@ -53,7 +54,8 @@ async function settledRow(options: {
     kind,
     status: options.status ?? 'approved',
     ownerId: run.ownerId,
-    request: kind === 'action' ? { args: {}, summary: 'Deploy' } : { questions: [] },
+    request:
+      options.request ?? (kind === 'action' ? { args: {}, summary: 'Deploy' } : { questions: [] }),
     answeredBy: options.by ?? run.ownerId,
     answeredVia: 'web',
     settledAt: at,
@@ -129,6 +131,18 @@ test.group(`History | ${dbName()}`, (group) => {
       'cancelled',
     ])
     assert.includeMembers(response.body().kinds, ['ask', 'intake', 'action'])
+  })
+
+  test('an ask row whose request lost its questions is listed with none', async ({
+    client,
+    assert,
+  }) => {
+    const asked = await settledRow({ kind: 'ask', status: 'answered', request: { preamble: 'Hi' } })
+    const response = await client.get('/inbox/history').headers(person('ada'))
+    response.assertStatus(200)
+    const [row] = response.body().rows
+    assert.equal(row.card.id, asked.id)
+    assert.deepEqual(row.card.questionSet, { preamble: 'Hi', questions: [] })
   })
 
   test('pages follow the cursor: every row once, in order', async ({ client, assert }) => {
