@@ -9,7 +9,7 @@
 
 import debug from '../debug.ts'
 import type { RunDriver } from './run_driver.ts'
-import { isTransient } from './transient.ts'
+import { retryTransient, type RetryOptions } from './transient.ts'
 
 /**
  * Why a run is resumed: started, one of its rows settled, or found
@@ -43,12 +43,9 @@ export type ExecutorLogger = {
   error(bindings: object, message: string): void
 }
 
-export type DriveRetryOptions = {
+/** How a drive (and a queue's dispatch) that fails on a passing database error is tried again */
+export type DriveRetryOptions = Pick<RetryOptions, 'attempts' | 'backoff'> & {
   logger?: ExecutorLogger
-  /** Tries of a drive that fails on a passing database error; default 6 */
-  attempts?: number
-  /** The first wait between tries (ms), doubled each time up to 5 s; default 100 */
-  backoff?: number
 }
 
 /**
@@ -65,29 +62,30 @@ export async function driveWithRetries(
   runId: string,
   options: DriveRetryOptions = {}
 ): Promise<void> {
-  const attempts = options.attempts ?? 6
-  const backoff = options.backoff ?? 100
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await driver.drive(runId)
-      return
-    } catch (error) {
-      const retry = isTransient(error) && attempt < attempts
-      debug('run %s: drive failed (attempt %d) %O', runId, attempt, error)
-      if (!retry) {
-        options.logger?.error(
-          { err: error, runId, attempts: attempt },
-          'adonis-agent-inbox: driving a run failed; the periodic recovery will resume it'
-        )
-        return
+  let tries = 0
+  try {
+    await retryTransient(
+      () => {
+        tries++
+        return driver.drive(runId)
+      },
+      {
+        ...options,
+        onRetry(error, attempt) {
+          debug('run %s: drive failed (attempt %d) %O', runId, attempt, error)
+          options.logger?.warn(
+            { err: error, runId, attempt },
+            'adonis-agent-inbox: a passing database error stopped a run; retrying'
+          )
+        },
       }
-      options.logger?.warn(
-        { err: error, runId, attempt },
-        'adonis-agent-inbox: a passing database error stopped a run; retrying'
-      )
-      const wait = Math.min(backoff * 2 ** (attempt - 1), 5000)
-      await new Promise((resolve) => setTimeout(resolve, wait))
-    }
+    )
+  } catch (error) {
+    debug('run %s: drive failed (attempt %d) %O', runId, tries, error)
+    options.logger?.error(
+      { err: error, runId, attempts: tries },
+      'adonis-agent-inbox: driving a run failed; the periodic recovery will resume it'
+    )
   }
 }
 

@@ -2,8 +2,9 @@
  * Which database errors are worth retrying: the connection went away or
  * could not be had, the database was busy or locked, or a transaction lost
  * a deadlock or a serialization race. A drive that fails on one of these
- * is retried with backoff (executor.ts); anything else is a bug or a
- * misconfiguration and is logged instead. The codes are the drivers' own:
+ * is retried with backoff (`retryTransient`, for drives and for the queue's
+ * dispatches); anything else is a bug or a misconfiguration and is logged
+ * instead. The codes are the drivers' own:
  * node's socket errors, PostgreSQL's SQLSTATEs, MySQL's names, SQLite's.
  */
 
@@ -53,6 +54,42 @@ export function isTransient(error: unknown): boolean {
   const { code, message } = error as { code?: unknown; message?: unknown }
   if (typeof code === 'string' && (TRANSIENT_CODES.has(code) || code.startsWith('08'))) return true
   return typeof message === 'string' && TRANSIENT_MESSAGES.some((pattern) => pattern.test(message))
+}
+
+export type RetryOptions = {
+  /** Tries in all; default 6 */
+  attempts?: number
+  /** The first wait between tries (ms), doubled each time up to 5 s; default 100 */
+  backoff?: number
+  /** Told of each failed try that will be tried again */
+  onRetry?(error: unknown, attempt: number): void
+}
+
+/**
+ * Runs `task`, trying again with a growing wait while it fails on a
+ * passing database error. Rejects with the last error once the tries are
+ * spent, or at once with any other error.
+ *
+ * @example
+ * await retryTransient(() => dispatch(runId), { attempts: 4 })
+ */
+export async function retryTransient<T>(
+  task: (attempt: number) => Promise<T>,
+  options: RetryOptions = {}
+): Promise<T> {
+  const attempts = options.attempts ?? 6
+  const backoff = options.backoff ?? 100
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await task(attempt)
+    } catch (error) {
+      if (!isTransient(error) || attempt >= attempts) throw error
+      options.onRetry?.(error, attempt)
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.min(backoff * 2 ** (attempt - 1), 5000))
+      )
+    }
+  }
 }
 
 /** How much of a drive's error the run row keeps */

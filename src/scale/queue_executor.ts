@@ -17,6 +17,7 @@ import {
   type RunExecutor,
 } from '../runtime/executor.ts'
 import { DEFAULT_LEASE_TTL } from '../runtime/lease.ts'
+import { retryTransient } from '../runtime/transient.ts'
 import { registerDriveRunJob, type DispatchDriveRun } from './drive_run_job.ts'
 
 /**
@@ -60,8 +61,12 @@ export class QueueExecutor implements RunExecutor {
   }
 
   /**
-   * Enqueues the run. Resolves once the job is stored; a dispatch that
-   * fails (the queue's backend is down) is logged, never thrown: the run
+   * Enqueues the run. Resolves once the job is stored. A dispatch that
+   * fails on a passing database error is tried again as a drive is
+   * (SQLite refuses the database backend's dedup transaction at once when
+   * another process wrote between its read and its insert, and MySQL may
+   * pick it as a deadlock's victim). One that still fails (the queue's
+   * backend is down) is logged, never thrown: the run
    * stays stranded in the database, where recovery finds it. A recovery's
    * resume is deduplicated by run for a lease ttl (a minute at least), so
    * processes that recover at once (every worker and server starting
@@ -78,7 +83,12 @@ export class QueueExecutor implements RunExecutor {
             ttl: Math.max(this.#options.leaseTtl ?? DEFAULT_LEASE_TTL, MIN_RECOVER_DEDUP_TTL),
           }
         : undefined
-    const task = this.#dispatch(runId, { dedup })
+    const task = retryTransient(() => this.#dispatch(runId, { dedup }), {
+      attempts: this.#options.attempts,
+      backoff: this.#options.backoff,
+      onRetry: (error, attempt) =>
+        debug('run %s: enqueueing failed (try %d) %O', runId, attempt, error),
+    })
       .then((result) => debug('run %s: job %s (%s)', runId, result.jobId, result.deduped ?? cause))
       .catch((error) => {
         this.#options.logger?.error(

@@ -22,7 +22,8 @@ import { randomUUID } from 'node:crypto'
 import { QueueManager } from '@adonisjs/queue'
 import { knex } from '@boringnode/queue/drivers/knex_adapter'
 import { QueueSchemaService } from '@adonisjs/queue'
-import { createTestApp, dbName } from '../helpers/database.ts'
+import BetterSqlite3 from 'better-sqlite3'
+import { createTestApp, dbName, sqliteFile } from '../helpers/database.ts'
 import { createQueueJobsTable } from '../helpers/cluster.ts'
 import { MIN_RECOVER_DEDUP_TTL, QueueExecutor } from '../../src/scale/queue_executor.ts'
 import type { RunDriver } from '../../src/runtime/run_driver.ts'
@@ -96,6 +97,38 @@ test.group(`Queue on the database | ${dbName()}`, (group) => {
       assert.equal(jobs.find((job) => job.id !== first.id)?.status, 'pending')
     })
   }
+
+  test(
+    "a recovery's dispatch that SQLite refuses at once (another process wrote between its read and its insert) is tried again"
+  )
+    .skip(
+      dbName() !== 'sqlite',
+      'the refusal is SQLite’s: elsewhere the read’s lock makes the other writer wait'
+    )
+    .run(async ({ assert }) => {
+      const driver = { drive: async () => 'waiting' } as unknown as RunDriver
+      const executor = new QueueExecutor(driver, { leaseTtl: LEASE_TTL, backoff: 10 })
+      const runId = randomUUID()
+      // Another process (its own connection to the file) commits a write right after the dedup read
+      const other = new BetterSqlite3(sqliteFile())
+      other.exec('create table if not exists bystander (id integer primary key)')
+      const client = db.connection().getWriteClient()
+      let reads = 0
+      const interleave = (_response: unknown, query: { sql: string }) => {
+        if (!/^select .* from .queue_jobs. .*dedup_id/i.test(query.sql)) return
+        reads++
+        if (reads === 1) other.prepare('insert into bystander default values').run()
+      }
+      client.on('query-response', interleave)
+      try {
+        await executor.resume(runId, 'recover')
+      } finally {
+        client.off('query-response', interleave)
+        other.close()
+      }
+      assert.equal(reads, 2, 'the dispatch was not refused, or not tried again')
+      assert.lengthOf(await jobsOf(db, runId), 1)
+    })
 
   test('a worker polls the pending jobs while another checks for stalled ones')
     .skip(dbName() === 'sqlite', 'SQLite locks the database, not rows: one writer at a time')

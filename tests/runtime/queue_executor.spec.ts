@@ -286,9 +286,11 @@ for (const backend of ['redis', 'database'] as const) {
       ])
       processes.push(...servers)
       const jobs = await storedJobs(backend, db)
+      // On a failure, what the recovering servers logged says why a run got no job
       assert.sameMembers(
         jobs.map((job) => job.payload.runId),
-        runIds
+        runIds,
+        servers.map((server) => server.output()).join('\n---\n')
       )
     }).timeout(60_000)
   })
