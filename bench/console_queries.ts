@@ -20,7 +20,7 @@ import { CONSOLE_QUERIES, consoleClient, type ConsolePlan } from '../src/console
 import { dayWindow } from '../src/console/figures.ts'
 import { preparedColumns } from '../src/persistence/prepared_columns.ts'
 import { ToolCall } from '../src/persistence/models/tool_call.ts'
-import { planOf } from '../tests/helpers/statements.ts'
+import { analyzeTables, planOf } from '../tests/helpers/statements.ts'
 import { spread, type Spread } from './stats.ts'
 
 const YEAR_SECONDS = 365 * 86_400
@@ -136,12 +136,12 @@ export async function seedConsole(db: Database, rows: number, now: DateTime) {
      from ${d.series(side)}`,
     [...bound(side), base, base, base]
   )
-  const name = db.connection().dialect.name
-  const tables = ['agent_runs', 'agent_tool_calls', 'agent_notifications', 'agent_effects']
-  // What autovacuum does to a table of this size, visibility map included (index-only scans)
-  if (name === 'postgres') await db.rawQuery(`vacuum analyze ${tables.join(', ')}`)
-  else if (name === 'mysql') await db.rawQuery(`analyze table ${tables.join(', ')}`)
-  else await db.rawQuery('analyze')
+  await analyzeTables(db, [
+    'agent_runs',
+    'agent_tool_calls',
+    'agent_notifications',
+    'agent_effects',
+  ])
 }
 
 export type ConsoleQueryFigure = { name: string; ms: Spread; indexed: boolean; plan: string }

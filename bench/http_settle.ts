@@ -18,6 +18,7 @@
 import { performance } from 'node:perf_hooks'
 import type { Database } from '@adonisjs/lucid/database'
 import { createHttpApp } from '../tests/helpers/http.ts'
+import { analyzeTables } from '../tests/helpers/statements.ts'
 import { DB_QUESTION } from '../tests/helpers/runtime.ts'
 import { scriptedModel, say, call } from '../src/testing/scripted_model.ts'
 import { defineConfig } from '../src/define_config.ts'
@@ -87,20 +88,6 @@ function settleByHand(db: Database, rowId: string, reply: unknown) {
       settled_at: now,
       updated_at: now,
     })
-}
-
-/**
- * Has the database gather the tables' statistics, as autovacuum (or
- * MySQL's automatic recalculation) would have on a table in use: without
- * them PostgreSQL may plan a route's UPDATE, the by-hand routes' included,
- * through an index of a status it believes rare, and read every pending
- * row to find one (tests/persistence/pg_guard_plans.spec.ts).
- */
-async function analyzed(db: Database) {
-  const tables = ['agent_runs', 'agent_tool_calls', 'agent_inbox_events']
-  const dialect = db.connection().dialect.name
-  if (dialect === 'postgres') await db.rawQuery(`analyze ${tables.join(', ')}`)
-  else if (dialect === 'mysql') await db.rawQuery(`analyze table ${tables.join(', ')}`)
 }
 
 /**
@@ -191,7 +178,8 @@ export async function measureHttpSettle(options: {
         await agents.start('asker', { owner: 'bench', input: `run ${index}` })
       }
       await agents.idle()
-      await analyzed(httpApp.db)
+      // As autovacuum would: without statistics, PostgreSQL reached the routes' rows through an index of pending rows and read them all (tests/persistence/pg_guard_plans.spec.ts)
+      await analyzeTables(httpApp.db, ['agent_runs', 'agent_tool_calls', 'agent_inbox_events'])
       const pending = await ToolCall.query().where('status', 'pending')
       if (pending.length !== options.rows * 3) throw new Error(`${pending.length} rows pending`)
       const rowsOf = {

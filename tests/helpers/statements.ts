@@ -51,3 +51,19 @@ export async function planOf(
   const rows = await db.rawQuery(`explain query plan ${sql}`, bindings as any[])
   return rows.map((row: { detail: string }) => row.detail).join('\n')
 }
+
+/**
+ * Has the database gather `tables`' statistics, as autovacuum (or
+ * MySQL's persistent statistics) leaves a table in use: PostgreSQL also
+ * sets the visibility map index-only scans rely on; SQLite analyzes the
+ * whole file. The planner of a table never analyzed guesses its sizes.
+ *
+ * @example
+ * await analyzeTables(db, ['agent_runs', 'agent_tool_calls'])
+ */
+export async function analyzeTables(db: Database, tables: string[]) {
+  const dialect = db.connection().dialect.name
+  if (dialect === 'postgres') await db.rawQuery(`vacuum analyze ${tables.join(', ')}`)
+  else if (dialect === 'mysql') await db.rawQuery(`analyze table ${tables.join(', ')}`)
+  else await db.rawQuery('analyze')
+}

@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto'
 import { DateTime } from 'luxon'
 import type { Database } from '@adonisjs/lucid/database'
 import { dbName } from '../helpers/database.ts'
+import { analyzeTables } from '../helpers/statements.ts'
 import { createHttpApp } from '../helpers/http.ts'
 import { defineConfig } from '../../src/define_config.ts'
 import { AgentRun } from '../../src/persistence/models/agent_run.ts'
@@ -267,7 +268,7 @@ test.group(`History | ${dbName()}`, (group) => {
         )
       )
     }
-    await analyze(db)
+    await analyzeTables(db, [AgentRun.table, ToolCall.table])
 
     const rows = await planOf(db, () => listRows({ status: 'settled', ownerId: 'busy', limit: 20 }))
     assert.include(rows.index, 'agent_tool_calls_history_index', rows.text)
@@ -280,15 +281,6 @@ test.group(`History | ${dbName()}`, (group) => {
     assert.isFalse(runs.sorts, runs.text)
   }).timeout(60_000)
 })
-
-/** Fresh statistics, so the planner knows the tables' sizes */
-async function analyze(db: Database) {
-  for (const table of [AgentRun.table, ToolCall.table]) {
-    if (dbName() === 'pg') await db.rawQuery(`ANALYZE ${table}`)
-    if (dbName() === 'mysql') await db.rawQuery(`ANALYZE TABLE ${table}`)
-  }
-  if (dbName() === 'sqlite') await db.rawQuery('ANALYZE')
-}
 
 /**
  * The plan of the one query `list` sends: the indexes it uses, whether it

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto'
 import { DateTime } from 'luxon'
 import type { Database } from '@adonisjs/lucid/database'
 import { createTestApp, dbName } from '../helpers/database.ts'
-import { planOf, statementsOf, type SentStatement } from '../helpers/statements.ts'
+import { analyzeTables, planOf, statementsOf, type SentStatement } from '../helpers/statements.ts'
 import { DB_QUESTION } from '../helpers/runtime.ts'
 import { AgentRun } from '../../src/persistence/models/agent_run.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
@@ -69,11 +69,7 @@ async function insertAnalyzed(db: Database, rows: Record<string, unknown>[]) {
   for (let offset = 0; offset < rows.length; offset += 400) {
     await db.table('agent_tool_calls').multiInsert(rows.slice(offset, offset + 400))
   }
-  const dialect = db.connection().dialect.name
-  // As autovacuum leaves it: statistics, and the visibility map an index-only scan relies on
-  if (dialect === 'postgres') await db.rawQuery('vacuum analyze agent_tool_calls')
-  else if (dialect === 'mysql') await db.rawQuery('analyze table agent_tool_calls')
-  else await db.rawQuery('analyze')
+  await analyzeTables(db, ['agent_tool_calls'])
 }
 
 test.group(`Index plans | ${dbName()}`, (group) => {

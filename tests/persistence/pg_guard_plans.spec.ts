@@ -16,6 +16,7 @@ import { DateTime } from 'luxon'
 import type { Database } from '@adonisjs/lucid/database'
 import { createTestApp, dbName } from '../helpers/database.ts'
 import { DB_QUESTION } from '../helpers/runtime.ts'
+import { analyzeTables } from '../helpers/statements.ts'
 import { pgGuardedStatement, pgSharedStatement } from '../../src/persistence/pg_guarded.ts'
 import type { GuardedWrite } from '../../src/persistence/guarded_write.ts'
 import { preparedColumns } from '../../src/persistence/prepared_columns.ts'
@@ -66,7 +67,7 @@ async function seed(db: Database) {
   const finishedRuns = await db.from(AgentRun.table).select('id')
   const finished = finishedRuns.map((each) => each.id)
   await insert(db, ToolCall.table, 2000, row(finished, 'answered'))
-  await db.rawQuery(`vacuum analyze ${AgentRun.table}, ${ToolCall.table}`)
+  await analyzeTables(db, [AgentRun.table, ToolCall.table])
   await insert(db, AgentRun.table, 300, run('running'))
   const running = await db.from(AgentRun.table).where('status', 'running').select('id')
   await insert(

@@ -22,13 +22,21 @@ import { randomUUID } from 'node:crypto'
 import { QueueManager } from '@adonisjs/queue'
 import { knex } from '@boringnode/queue/drivers/knex_adapter'
 import { QueueSchemaService } from '@adonisjs/queue'
-import BetterSqlite3 from 'better-sqlite3'
 import { createTestApp, dbName, sqliteFile } from '../helpers/database.ts'
 import { createQueueJobsTable } from '../helpers/cluster.ts'
 import { MIN_RECOVER_DEDUP_TTL, QueueExecutor } from '../../src/scale/queue_executor.ts'
 import type { RunDriver } from '../../src/runtime/run_driver.ts'
 
 type Database = Awaited<ReturnType<typeof createTestApp>>['db']
+
+/** A connection of its own to the SQLite file, as another process has (better-sqlite3 ships no types) */
+async function otherSqliteConnection() {
+  const driver: string = 'better-sqlite3'
+  const { default: Sqlite } = (await import(driver)) as {
+    default: new (file: string) => { exec(sql: string): void; close(): void }
+  }
+  return new Sqlite(sqliteFile())
+}
 
 /** The fixture's lease: a recovery's job still stands for its run a minute */
 const LEASE_TTL = 3000
@@ -110,14 +118,14 @@ test.group(`Queue on the database | ${dbName()}`, (group) => {
       const executor = new QueueExecutor(driver, { leaseTtl: LEASE_TTL, backoff: 10 })
       const runId = randomUUID()
       // Another process (its own connection to the file) commits a write right after the dedup read
-      const other = new BetterSqlite3(sqliteFile())
+      const other = await otherSqliteConnection()
       other.exec('create table if not exists bystander (id integer primary key)')
       const client = db.connection().getWriteClient()
       let reads = 0
       const interleave = (_response: unknown, query: { sql: string }) => {
         if (!/^select .* from .queue_jobs. .*dedup_id/i.test(query.sql)) return
         reads++
-        if (reads === 1) other.prepare('insert into bystander default values').run()
+        if (reads === 1) other.exec('insert into bystander default values')
       }
       client.on('query-response', interleave)
       try {
