@@ -8,7 +8,6 @@
  */
 
 import { glob } from 'node:fs/promises'
-import { register } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import { assert } from '@japa/assert'
 import { apiClient } from '@japa/api-client'
@@ -78,7 +77,7 @@ async function runShare(db: DbName) {
   Object.assign(process.env, share.env)
 
   // The pages' shared files import one another as an app's bundler does (tests/helpers/stub_imports.mjs)
-  register('../tests/helpers/stub_imports.mjs', import.meta.url)
+  await import('../tests/helpers/stub_imports.mjs')
 
   /*
    * The port the HTTP suites listen on (tests/helpers/http.ts), picked per

@@ -347,6 +347,7 @@ test.group('Packed package | a fresh starter-kit app', (group) => {
       /form_state|card_parts|agent_inbox\/(?!index|run|history|chat)/,
       'only the pages are pages'
     )
+    step('codegen')
     /*
      * One tsc per project, without skipLibCheck, one after the other. The
      * app's own typecheck (`tsc --noEmit`, skipLibCheck on) is the same
@@ -382,8 +383,8 @@ test.group('Packed package | a fresh starter-kit app', (group) => {
         [],
         `tsc -p ${project} --skipLibCheck false`
       )
+      step(`tsc -p ${project}`)
     }
-    step('codegen and tsc')
 
     /*
      * Vite's build, the app's migrations, its server

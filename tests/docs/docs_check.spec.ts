@@ -10,6 +10,7 @@
 import { test } from '@japa/runner'
 import { checkLinks, parseMarkdown, slug } from '../../bin/docs_check/markdown.ts'
 import { runNode } from '../helpers/ace.ts'
+import { TS_HOOKS } from '../../fixtures/app/bin/launch.ts'
 
 /**
  * A bound against a wedge, within the suite's 120 s (tests/plan/plan.ts):
@@ -18,7 +19,7 @@ import { runNode } from '../helpers/ace.ts'
 const CHECK_TIMEOUT = 110_000
 
 const docsCheck = (root: string) =>
-  runNode(['--import=@poppinss/ts-exec', 'bin/docs_check.ts', root], { timeout: CHECK_TIMEOUT })
+  runNode([TS_HOOKS, 'bin/docs_check.ts', root], { timeout: CHECK_TIMEOUT })
 
 const fence = (info: string, ...code: string[]) => ['```' + info, ...code, '```'].join('\n')
 

@@ -9,9 +9,10 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { dbName, sqliteFile } from './database.ts'
+import { TS_HOOKS } from '../../fixtures/app/bin/launch.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const NODE_ARGS = ['--import=@poppinss/ts-exec', 'tests/fixtures/ace.ts']
+const NODE_ARGS = [TS_HOOKS, 'tests/fixtures/ace.ts']
 
 export type AceExit = {
   code: number | null

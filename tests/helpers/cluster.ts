@@ -12,7 +12,7 @@ import { Redis } from 'ioredis'
 import { QueueSchemaService } from '@adonisjs/queue'
 import type { Database } from '@adonisjs/lucid/database'
 import { dbName, sqliteFile } from './database.ts'
-import { freePort } from '../../fixtures/app/bin/launch.ts'
+import { freePort, TS_HOOKS } from '../../fixtures/app/bin/launch.ts'
 import { flushRunDb } from './redis_db.ts'
 import { viewDigest, type ViewedRow } from '../../src/governance/view.ts'
 
@@ -48,7 +48,7 @@ export function startClusterProcess(
   env: Record<string, string>,
   fixture: string = FIXTURE
 ): ClusterProcess {
-  const child = spawn(process.execPath, ['--import=@poppinss/ts-exec', fixture, ...args], {
+  const child = spawn(process.execPath, [TS_HOOKS, fixture, ...args], {
     cwd: ROOT,
     env: {
       ...process.env,

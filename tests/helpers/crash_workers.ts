@@ -12,6 +12,7 @@ import { mkdir, rm } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import type { Group } from '@japa/runner/core'
 import { createTestApp, dbName, sqliteFile } from './database.ts'
+import { TS_HOOKS } from '../../fixtures/app/bin/launch.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const WORKER = fileURLToPath(new URL('../fixtures/agent_worker.ts', import.meta.url))
@@ -46,15 +47,11 @@ export function startWorker(
   env: Record<string, string>,
   script = WORKER
 ) {
-  const child = spawn(
-    process.execPath,
-    ['--import=@poppinss/ts-exec', script, command, ...runIds],
-    {
-      cwd: ROOT,
-      env: { ...process.env, DB: dbName(), DB_FILE: sqliteFile(), ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    }
-  )
+  const child = spawn(process.execPath, [TS_HOOKS, script, command, ...runIds], {
+    cwd: ROOT,
+    env: { ...process.env, DB: dbName(), DB_FILE: sqliteFile(), ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
   const printed: Array<Record<string, any>> = []
   let unread = 0
   let wake: (() => void) | undefined

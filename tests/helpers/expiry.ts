@@ -18,6 +18,7 @@ import { preparedColumns } from '../../src/persistence/prepared_columns.ts'
 import type { ExpiryRule } from '../../src/questions/settle.ts'
 import type { QuestionSet } from '../../src/questions/types.ts'
 import { aceEnv } from './ace.ts'
+import { TS_HOOKS } from '../../fixtures/app/bin/launch.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
@@ -130,7 +131,7 @@ export async function startSweepers(
   timeout = 60_000
 ) {
   const children = Array.from({ length: count }, () =>
-    spawn(process.execPath, ['--import=@poppinss/ts-exec', 'tests/fixtures/sweep_worker.ts'], {
+    spawn(process.execPath, [TS_HOOKS, 'tests/fixtures/sweep_worker.ts'], {
       cwd: ROOT,
       env: aceEnv(env),
       stdio: ['pipe', 'pipe', 'pipe'],

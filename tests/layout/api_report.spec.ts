@@ -18,6 +18,7 @@ import {
   renderReport,
   specifier,
 } from '../../bin/api_report/report.ts'
+import { TS_HOOKS } from '../../fixtures/app/bin/launch.ts'
 
 const ROOT = new URL('../../', import.meta.url)
 const read = (path: string) => readFile(new URL(path, ROOT), 'utf8')
@@ -27,7 +28,7 @@ async function apiReport(root: string, ...args: string[]) {
   try {
     const { stdout, stderr } = await promisify(execFile)(
       process.execPath,
-      ['--import=@poppinss/ts-exec', 'bin/api_report.ts', '--root', root, ...args],
+      [TS_HOOKS, 'bin/api_report.ts', '--root', root, ...args],
       { cwd: new URL('.', ROOT) }
     )
     return { code: 0, stdout, stderr }

@@ -22,6 +22,7 @@ import { AgentRun } from '../../src/persistence/models/agent_run.ts'
 import { drive } from '../../src/testing/runtime.ts'
 import type { QuestionSet } from '../../src/questions/types.ts'
 import { conciergeAgent, MCP_AGENT_NAME, type ConciergeInput } from '../fixtures/mcp_agent.ts'
+import { TS_HOOKS } from '../../fixtures/app/bin/launch.ts'
 
 const PERSON = { 'x-person': 'user:1', 'accept': 'application/json' }
 
@@ -306,14 +307,10 @@ test.group(`MCP client bridge, a real server over stdio | ${dbName()}`, (group) 
       input: JSON.stringify({ tool: 'profile' }),
       ownerId: 'user:1',
     })
-    const worker = spawn(
-      process.execPath,
-      ['--import=@poppinss/ts-exec', 'tests/fixtures/mcp_worker.ts', started.id],
-      {
-        env: { ...process.env, DB: dbName(), DB_FILE: sqliteFile(), LEASE_TTL: '300' },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      }
-    )
+    const worker = spawn(process.execPath, [TS_HOOKS, 'tests/fixtures/mcp_worker.ts', started.id], {
+      env: { ...process.env, DB: dbName(), DB_FILE: sqliteFile(), LEASE_TTL: '300' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
     cleanup(() => void worker.kill('SIGKILL'))
     const line = await new Promise<string>((resolve, reject) => {
       let output = ''

@@ -26,6 +26,7 @@ import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 import { viewDigest } from '../../src/governance/view.ts'
 import { inboxElicitationHandler, type InboxElicitationOptions } from '../../src/mcp_client/main.ts'
 import { PROFILE_SCHEMA } from '../fixtures/mcp_schemas.ts'
+import { TS_HOOKS } from '../../fixtures/app/bin/launch.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const PERSON = { 'x-person': 'user:1', 'accept': 'application/json' }
@@ -45,7 +46,7 @@ async function connectClient(options: Omit<InboxElicitationOptions, 'server'>) {
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: ['--import=@poppinss/ts-exec', 'tests/fixtures/mcp_server.ts'],
+      args: [TS_HOOKS, 'tests/fixtures/mcp_server.ts'],
       cwd: ROOT,
       stderr: 'inherit',
     })
@@ -71,7 +72,7 @@ function pendingRunlessRow() {
 test.group(`MCP elicitations outside any run | ${dbName()}`, (group) => {
   let agents: Agents
   let inbox: Inbox
-  // Each test spawns its server (ts-exec compiling it): seconds on a loaded machine, not the 2 s default
+  // Each test spawns its server (its TypeScript compiled on start): seconds on a loaded machine, not the 2 s default
   group.each.timeout(30_000)
 
   group.setup(async () => {

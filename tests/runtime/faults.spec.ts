@@ -32,6 +32,7 @@ import { FaultProxy } from '../helpers/fault_proxy.ts'
 import { mulberry32 } from '../helpers/fuzz.ts'
 import { expectedRun, logLines, runFacts } from '../helpers/fault_checks.ts'
 import { AgentRun, FINISHED_RUN_STATUSES } from '../../src/persistence/models/agent_run.ts'
+import { TS_HOOKS } from '../../fixtures/app/bin/launch.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const FIXTURES = new URL('../fixtures/', import.meta.url)
@@ -61,7 +62,7 @@ type Line = Record<string, any>
  * first line whose `fault` is `kind`.
  */
 function spawnChild(script: string, args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import=@poppinss/ts-exec', script, ...args], {
+  const child = spawn(process.execPath, [TS_HOOKS, script, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],

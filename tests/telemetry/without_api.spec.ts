@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import { test } from '@japa/runner'
+import { TS_HOOKS } from '../../fixtures/app/bin/launch.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
@@ -34,14 +35,10 @@ console.log(JSON.stringify({ api: otel === undefined ? 'absent' : 'present', wor
 `
 
 async function runChild(source: string) {
-  const child = spawn(
-    process.execPath,
-    ['--import=@poppinss/ts-exec', '--input-type=module', '-e', source],
-    {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }
-  )
+  const child = spawn(process.execPath, [TS_HOOKS, '--input-type=module', '-e', source], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let out = ''
   child.stdout.on('data', (chunk) => (out += chunk))
   child.stderr.on('data', (chunk) => (out += chunk))

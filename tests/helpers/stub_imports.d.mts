@@ -1,0 +1,2 @@
+// tests/helpers/stub_imports.mjs registers its hooks when imported; it exports nothing
+export {}
