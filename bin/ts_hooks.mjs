@@ -63,7 +63,8 @@ function swcOptions(filename) {
     },
   }
 }
-const OPTIONS_KEY = JSON.stringify(swcOptions(''))
+// What a compiled file depends on besides its own source: the options and SWC's version
+const OPTIONS_KEY = JSON.stringify([require('@swc/core/package.json').version, swcOptions('')])
 
 /** SWC itself, loaded on the first file the cache does not hold */
 let swc
