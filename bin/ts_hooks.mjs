@@ -5,7 +5,7 @@
  * It compiles as `@poppinss/ts-exec` does (SWC, options read off the
  * tsconfig.json of the working directory: legacy decorators and their
  * metadata, as Lucid's models need), with two differences that matter
- * when a test run starts hundreds of processes:
+ * when a test run starts many processes:
  *
  * - its hooks run in the loading thread (`module.registerHooks`), where
  *   ts-exec's run in a hooks thread that every import waits on: an ace
