@@ -9,6 +9,8 @@
  */
 
 import { performance } from 'node:perf_hooks'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import vine from '@vinejs/vine'
 import { generateText, jsonSchema, stepCountIs, tool, type ModelMessage } from 'ai'
 import type { Database } from '@adonisjs/lucid/database'
@@ -16,12 +18,15 @@ import { call, say, scriptedModel } from '../src/testing/scripted_model.ts'
 import { Agents, type AgentsOptions } from '../src/runtime/agents.ts'
 import { defineAgent } from '../src/runtime/define_agent.ts'
 import { defineTool } from '../src/runtime/define_tool.ts'
-import type { QueryClientContract } from '@adonisjs/lucid/types/database'
 import { sqlDiagnostics } from '../src/persistence/driver_statements.ts'
-import { isBetterSqlite, sqliteWrite } from '../src/persistence/sqlite_writes.ts'
-import { pgNamed } from '../src/persistence/pg_writes.ts'
-import { isMysql2, mysqlRows } from '../src/persistence/mysql_writes.ts'
 import { spread, type Spread } from './stats.ts'
+import {
+  captureStatements,
+  deleteRunRows,
+  replayStatements,
+  runRowsDigest,
+  type Captured,
+} from './statement_replay.ts'
 import { tracingOn } from './tracing.ts'
 
 const PAYLOAD = 'x'.repeat(1024)
@@ -34,7 +39,7 @@ const PAYLOAD = 'x'.repeat(1024)
  * 1,000 steps) and slowed every later step's work, the package's and the
  * plain loops' alike.
  */
-function stepperModel(steps: number) {
+export function stepperModel(steps: number) {
   const model = scriptedModel(
     [
       ...Array.from({ length: steps }, (_, index) => () => [
@@ -54,7 +59,7 @@ const lookup = async ({ key }: { key: string }) => `value of ${key}`
  * The plain AI SDK loop of `steps` lookups: the same model and tool,
  * nothing saved.
  */
-function plainLoop(model: ReturnType<typeof stepperModel>, steps: number) {
+export function plainLoop(model: ReturnType<typeof stepperModel>, steps: number) {
   return generateText({
     model,
     prompt: 'Look up every key',
@@ -254,8 +259,7 @@ export async function measureDurableStep(
  * sends it (rebuilt from the journal, one model call per step). Calls
  * `mark` after each step.
  */
-async function manualLoop(steps: number, mark: () => void) {
-  const model = stepperModel(steps)
+export async function manualLoop(steps: number, mark: () => void, model = stepperModel(steps)) {
   const messages: ModelMessage[] = [{ role: 'user', content: 'Look up every key' }]
   for (let step = 0; step <= steps; step++) {
     const result = await generateText({ model, messages, tools: { lookup: lookupTool() } })
@@ -318,36 +322,40 @@ export async function measureGrowth(options: { steps: number }) {
 /**
  * Many runs at once: `runs` runs of `steps` read steps each, started
  * together and driven by the inline executor, against as many plain AI SDK
- * loops run together, and against the least their database work can cost:
- * as many chains of one-row INSERTs at once, each chain as long as a run's
- * statements (counted), each INSERT prepared on the driver as the
- * package's own statements are (on SQLite in the turn's group commit).
- * Wall time and this process's CPU time of each, over `repetitions`
- * interleaved rounds after one not counted.
+ * loops run together; and the least such a crowd can cost, measured in the
+ * same round: the AI SDK's manual loop (one `generateText` a step, as a
+ * loop that saves each response before acting on it must call the model)
+ * plus the runs' own statements, those the round not counted sent, sent
+ * again with nothing around them (./statement_replay.ts). Wall time and
+ * this process's CPU time of each, over `repetitions` interleaved rounds
+ * after one not counted.
  */
 export async function measureConcurrentRuns(
   db: Database,
   options: { runs: number; steps: number; repetitions: number }
 ) {
   const client = db.connection()
-  await client.schema.dropTableIfExists('bench_crowd_floor')
-  await client.schema.createTable('bench_crowd_floor', (table) => {
-    table.increments('id')
-    table.string('payload').notNullable()
-  })
-  const insert = preparedInsert(client)
-  const samples = { wall: [] as number[], cpu: [] as number[], floorCpu: [] as number[] }
-  const walls = { plain: [] as number[], durable: [] as number[], floor: [] as number[] }
+  const many = <T>(work: () => Promise<T>) =>
+    timed(() => Promise.all(Array.from({ length: options.runs }, work)))
+  const samples = {
+    wall: [] as number[],
+    cpu: [] as number[],
+    manualCpu: [] as number[],
+    replayCpu: [] as number[],
+    leastCpu: [] as number[],
+  }
+  const walls = { plain: [] as number[], durable: [] as number[], replay: [] as number[] }
   let statementsPerRun = 0
+  let replay: { captured: Captured[]; runIds: string[]; digest: string } | undefined
   for (let round = -1; round < options.repetitions; round++) {
     const plainModel = stepperModel(options.steps)
-    const plain = await timed(() =>
-      Promise.all(Array.from({ length: options.runs }, () => plainLoop(plainModel, options.steps)))
-    )
+    const plain = await many(() => plainLoop(plainModel, options.steps))
+    const manualModel = stepperModel(options.steps)
+    const manual = await many(() => manualLoop(options.steps, () => {}, manualModel))
 
     const agents = stepperAgents(options.steps)
     let runIds: string[] = []
-    const counted = await countWrites(db, () =>
+    const crowd = () =>
       timed(async () => {
         const runs = await Promise.all(
           Array.from({ length: options.runs }, () =>
@@ -357,88 +365,73 @@ export async function measureConcurrentRuns(
         runIds = runs.map((run) => run.id)
         await agents.idle()
       })
-    )
-    const durable = counted.result
+    // The round not counted keeps its statements for the replay
+    const kept = replay
+      ? { result: await crowd(), captured: [] }
+      : await captureStatements(db, crowd)
+    const durable = kept.result
     for (const id of runIds) {
       const finished = await agents.run(id)
       if (finished?.status !== 'completed') throw new Error(`A run ended ${finished?.status}`)
     }
-
-    const chain = Math.round(counted.statements / options.runs)
-    const floor = await timed(() =>
-      Promise.all(
-        Array.from({ length: options.runs }, async () => {
-          for (let index = 0; index < chain; index++) await insert()
-        })
+    if (!replay) {
+      replay = { captured: kept.captured, runIds, digest: await runRowsDigest(client, runIds) }
+      // Those that read or write: not BEGIN, COMMIT or a savepoint
+      const counted = kept.captured.filter(({ sql }) =>
+        /^\s*(insert|update|delete|select|with)\b/i.test(sql)
       )
-    )
+      statementsPerRun = counted.length / options.runs
+    }
+
+    await deleteRunRows(client, replay.runIds)
+    const replayed = await timed(() => replayStatements(client, replay!.captured))
+    const digest = await runRowsDigest(client, replay.runIds)
+    if (digest !== replay.digest) {
+      throw new Error(`The replay wrote ${digest}, the runs had written ${replay.digest}`)
+    }
     if (round < 0) continue
-    statementsPerRun = counted.statements / options.runs
     samples.wall.push(durable.wall / plain.wall)
     samples.cpu.push(durable.cpu / plain.cpu)
-    samples.floorCpu.push((plain.cpu + floor.cpu) / plain.cpu)
+    samples.manualCpu.push(manual.cpu / plain.cpu)
+    samples.replayCpu.push(replayed.cpu / plain.cpu)
+    samples.leastCpu.push((manual.cpu + replayed.cpu) / plain.cpu)
     walls.plain.push(plain.wall)
     walls.durable.push(durable.wall)
-    walls.floor.push(floor.wall)
+    walls.replay.push(replayed.wall)
   }
-  await client.schema.dropTableIfExists('bench_crowd_floor')
   return {
     wallRatio: spread(samples.wall),
     cpuRatio: spread(samples.cpu),
-    /** (plain loops + the statements alone) / plain loops, CPU: the least the durable crowd can cost */
-    floorCpuRatio: spread(samples.floorCpu),
+    /** The manual loops' CPU / the plain loops' */
+    manualCpuRatio: spread(samples.manualCpu),
+    /** The runs' own statements sent again alone, CPU / the plain loops' */
+    replayCpuRatio: spread(samples.replayCpu),
+    /** (manual loops + the statements alone) / plain loops, CPU: the least the durable crowd can cost */
+    leastCpuRatio: spread(samples.leastCpu),
     plainWall: spread(walls.plain),
     durableWall: spread(walls.durable),
-    floorWall: spread(walls.floor),
+    replayWall: spread(walls.replay),
     statementsPerRun,
   }
 }
 
-/** The wall and CPU milliseconds `work` took */
+/**
+ * A full garbage collection, so that what one measurement left behind is
+ * not collected, and counted, in the next (a crowd leaves hundreds of
+ * megabytes: the plain loops after it took 250 to 500 ms of CPU by turns).
+ */
+const collectGarbage = (() => {
+  setFlagsFromString('--expose-gc')
+  return runInNewContext('gc') as () => void
+})()
+
+/** The wall and CPU milliseconds `work` took, from a collected heap */
 async function timed<T>(work: () => Promise<T>) {
+  collectGarbage()
   const started = performance.now()
   const cpu = process.cpuUsage()
   await work()
   return { wall: performance.now() - started, cpu: cpuMs(process.cpuUsage(cpu)) }
-}
-
-/**
- * Counts the statements that read or write (not BEGIN, COMMIT or a
- * savepoint) sent while `work` runs: knex's and those run on the driver.
- */
-async function countWrites<T>(db: Database, work: () => Promise<T>) {
-  const knex = db.connection().getWriteClient()
-  let statements = 0
-  const listener = (query: { sql: string }) => {
-    if (/^\s*(insert|update|delete|select|with)\b/i.test(query.sql)) statements++
-  }
-  const published = (message: unknown) => listener(message as { sql: string })
-  knex.on('query', listener)
-  sqlDiagnostics.subscribe(published)
-  try {
-    return { result: await work(), statements }
-  } finally {
-    knex.removeListener('query', listener)
-    sqlDiagnostics.unsubscribe(published)
-  }
-}
-
-/** One short row into `bench_crowd_floor`, prepared on the driver as the package's writes are */
-function preparedInsert(client: QueryClientContract): () => Promise<unknown> {
-  const payload = 'x'.repeat(64)
-  if (isBetterSqlite(client)) {
-    const sql = 'insert into "bench_crowd_floor" ("payload") values (?)'
-    return () => sqliteWrite(client, (writer) => writer.run(sql, [payload]))
-  }
-  if (client.dialect.name === 'postgres') {
-    return () =>
-      pgNamed(client, 'insert into "bench_crowd_floor" ("payload") values ($1)', [payload])
-  }
-  if (isMysql2(client)) {
-    return () =>
-      mysqlRows(client, 'insert into `bench_crowd_floor` (`payload`) values (?)', [payload])
-  }
-  return () => client.table('bench_crowd_floor').insert({ payload })
 }
 
 function cpuMs(usage: NodeJS.CpuUsage) {

@@ -6,10 +6,12 @@
  * which statements each connection has prepared.
  *
  * Knex's `query` events and Lucid's query log do not see these statements,
- * so each is published on `adonis-agent-inbox:sql` (nothing is done when
- * nobody listens): the bench counts them there, with `prepared: true` the
- * first time a connection prepares one (a connection the pool replaced
- * prepares it again).
+ * so each is published on `adonis-agent-inbox:sql` as `{ sql, bindings,
+ * prepared? }` (nothing is done when nobody listens): the bench counts
+ * them there, and replays them to measure what they cost alone;
+ * `prepared` is true the first time a connection prepares one (a
+ * connection the pool replaced prepares it again), and absent for a
+ * statement not prepared (MySQL's transaction statements).
  */
 
 import diagnostics from 'node:diagnostics_channel'
@@ -88,17 +90,24 @@ export class PreparedRecord<Connection extends object> {
   #on = new WeakMap<Connection, Set<string>>()
 
   /**
-   * Sends the statement `key` (text `sql`) on `connection` with `send`,
-   * published with whether it is the connection's first; recorded once
-   * it succeeded.
+   * Sends the statement `key` (text `sql`, with `bindings`) on
+   * `connection` with `send`, published with whether it is the
+   * connection's first; recorded once it succeeded.
    */
-  async run<T>(connection: Connection, key: string, sql: string, send: () => Promise<T>) {
+  async run<T>(
+    connection: Connection,
+    key: string,
+    sql: string,
+    bindings: readonly unknown[],
+    send: () => Promise<T>
+  ) {
     let done = this.#on.get(connection)
     if (!done) {
       done = new Set()
       this.#on.set(connection, done)
     }
-    if (sqlDiagnostics.hasSubscribers) sqlDiagnostics.publish({ sql, prepared: !done.has(key) })
+    if (sqlDiagnostics.hasSubscribers)
+      sqlDiagnostics.publish({ sql, bindings, prepared: !done.has(key) })
     const result = await send()
     done.add(key)
     return result

@@ -56,7 +56,7 @@ function send(connection: Connection, sql: string, values?: unknown[]): Promise<
 function execute(connection: Connection, sql: string, bindings: readonly unknown[]) {
   // mysql2 refuses undefined as a value
   const values = bindings.map((value) => (value === undefined ? null : value))
-  return preparedOn.run(connection, sql, sql, () => send(connection, sql, values))
+  return preparedOn.run(connection, sql, sql, values, () => send(connection, sql, values))
 }
 
 function changed(result: Result): number {
@@ -86,7 +86,7 @@ export async function mysqlRows(
 }
 
 async function plain(connection: Connection, sql: string) {
-  if (sqlDiagnostics.hasSubscribers) sqlDiagnostics.publish({ sql })
+  if (sqlDiagnostics.hasSubscribers) sqlDiagnostics.publish({ sql, bindings: [] })
   await send(connection, sql)
 }
 
@@ -110,7 +110,7 @@ export async function mysqlWrite<T>(
   const writer: MysqlWriter = {
     run: async (sql, bindings) => changed(await execute(connection, sql, bindings)),
     text: async (sql, values) => {
-      if (sqlDiagnostics.hasSubscribers) sqlDiagnostics.publish({ sql })
+      if (sqlDiagnostics.hasSubscribers) sqlDiagnostics.publish({ sql, bindings: values })
       const result = await new Promise<Result>((resolve, reject) =>
         connection.query(sql, values, (error, rows) => (error ? reject(error) : resolve(rows)))
       )

@@ -63,7 +63,7 @@ export async function pgNamed(
   const pool = client.getWriteClient().client
   const connection = (await pool.acquireConnection()) as PgConnection
   const send = async (name: string) => {
-    const result = await parsed.run(connection, name, text, () =>
+    const result = await parsed.run(connection, name, text, values, () =>
       connection.query({ name, text, values })
     )
     return result.rows

@@ -34,14 +34,14 @@ export type SqliteWriter = {
 const prepared = new WeakMap<Connection, Map<string, Statement>>()
 
 /** `sql`'s statement on `connection`, prepared on first use (published with `prepared: true`) */
-function statementOf(connection: Connection, sql: string): Statement {
+function statementOf(connection: Connection, sql: string, bindings: unknown[]): Statement {
   let statements = prepared.get(connection)
   if (!statements) {
     statements = new Map()
     prepared.set(connection, statements)
   }
   let statement = statements.get(sql)
-  if (sqlDiagnostics.hasSubscribers) sqlDiagnostics.publish({ sql, prepared: !statement })
+  if (sqlDiagnostics.hasSubscribers) sqlDiagnostics.publish({ sql, bindings, prepared: !statement })
   if (!statement) {
     statement = connection.prepare(sql)
     statements.set(sql, statement)
@@ -57,11 +57,13 @@ function binding(value: unknown): unknown {
 }
 
 function runOn(connection: Connection, sql: string, bindings: unknown[] = []): number {
-  return statementOf(connection, sql).run(...bindings.map(binding)).changes
+  const values = bindings.map(binding)
+  return statementOf(connection, sql, values).run(...values).changes
 }
 
 function allOn(connection: Connection, sql: string, bindings: readonly unknown[]) {
-  return statementOf(connection, sql).all(...bindings.map(binding))
+  const values = bindings.map(binding)
+  return statementOf(connection, sql, values).all(...values)
 }
 
 /**
