@@ -157,6 +157,14 @@ export type StepFigures = {
   plainStep: Spread
   /** package step / (insert floor + plain step), per repetition */
   ratio: Spread
+  /** ms per step of the AI SDK's manual loop (one generateText call a step) */
+  manualStep: Spread
+  /** package step / (insert floor + manual loop step), per repetition */
+  manualRatio: Spread
+  /** ms per step of the run's own statements, sent again alone (./statement_replay.ts) */
+  statementsAlone: Spread
+  /** package step / (its statements alone + manual loop step), per repetition */
+  leastRatio: Spread
   /** ms per step through the package with tracing on (bench/tracing.ts) */
   tracedStep: Spread
   /** traced step / untraced step, per repetition */
@@ -185,27 +193,60 @@ export async function measureDurableStep(
   const packageSamples: number[] = []
   const floorSamples: number[] = []
   const plainSamples: number[] = []
+  const manualSamples: number[] = []
+  const manualRatios: number[] = []
   const ratios: number[] = []
   const tracedSamples: number[] = []
   const tracedRatios: number[] = []
   let spansPerStep = 0
   let counted = { statements: 0, commits: 0 }
+  const statementSamples: number[] = []
+  const leastRatios: number[] = []
+
+  // One run more, not timed: its statements, sent again alone in each round
+  const kept = await captureStatements(db, async () => {
+    const agents = stepperAgents(steps)
+    const run = await agents.start('stepper', { input: 'Look up every key', owner: null })
+    await agents.idle()
+    return run.id
+  })
+  const client = db.connection()
+  const runIds = [kept.result]
+  const digest = await runRowsDigest(client, runIds)
 
   for (let round = 0; round < repetitions; round++) {
-    // The floor: one autocommitted insert of a 1 KB row, `steps` times
+    // The run's own statements alone
+    await deleteRunRows(client, runIds)
+    collectGarbage()
     let started = performance.now()
+    await replayStatements(client, kept.captured)
+    const alone = (performance.now() - started) / (steps + 1)
+    const replayed = await runRowsDigest(client, runIds)
+    if (replayed !== digest) throw new Error(`The replay wrote ${replayed}, the run had ${digest}`)
+
+    // The floor: one autocommitted insert of a 1 KB row, `steps` times
+    collectGarbage()
+    started = performance.now()
     for (let index = 0; index < steps; index++) {
       await db.table('bench_floor').insert({ payload: PAYLOAD })
     }
     const floor = (performance.now() - started) / steps
 
     // The plain AI SDK loop: the same model and tool, nothing saved
+    collectGarbage()
     started = performance.now()
     await plainLoop(stepperModel(steps), steps)
     const plain = (performance.now() - started) / (steps + 1)
 
+    // The AI SDK's manual loop: one generateText call a step, as the package calls the model
+    collectGarbage()
+    started = performance.now()
+    await manualLoop(steps, () => {})
+    const manual = (performance.now() - started) / (steps + 1)
+
     // Through the package: a durable run of the same steps
     const agents = stepperAgents(steps)
+    collectGarbage()
     started = performance.now()
     const { statements, commits } = await countStatements(db, async () => {
       const run = await agents.start('stepper', { input: 'Look up every key', owner: null })
@@ -221,6 +262,7 @@ export async function measureDurableStep(
     // The same run with tracing on: a real SDK provider, an in-memory exporter
     const tracing = tracingOn()
     const traced = stepperAgents(steps)
+    collectGarbage()
     started = performance.now()
     const tracedRun = await traced.start('stepper', { input: 'Look up every key', owner: null })
     await traced.idle()
@@ -236,6 +278,10 @@ export async function measureDurableStep(
 
     floorSamples.push(floor)
     plainSamples.push(plain)
+    manualSamples.push(manual)
+    manualRatios.push(durable / (floor + manual))
+    statementSamples.push(alone)
+    leastRatios.push(durable / (alone + manual))
     packageSamples.push(durable)
     ratios.push(durable / (floor + plain))
   }
@@ -245,6 +291,10 @@ export async function measureDurableStep(
     insertFloor: spread(floorSamples),
     plainStep: spread(plainSamples),
     ratio: spread(ratios),
+    manualStep: spread(manualSamples),
+    manualRatio: spread(manualRatios),
+    statementsAlone: spread(statementSamples),
+    leastRatio: spread(leastRatios),
     tracedStep: spread(tracedSamples),
     tracedRatio: spread(tracedRatios),
     spansPerStep,

@@ -144,6 +144,25 @@ for (const name of values.db.split(',').map((item) => item.trim()) as DbName[]) 
       cell('one step of the plain AI SDK loop (ms, floor)', '', name, formatSpread(step.plainStep))
       cell('package / (insert + plain step)', '≤ 1.5×', name, formatSpread(step.ratio, '×'))
       cell(
+        "one step of the AI SDK's manual loop, one generateText call a step as the package calls the model (ms)",
+        '',
+        name,
+        formatSpread(step.manualStep)
+      )
+      cell('package / (insert + manual loop step)', '', name, formatSpread(step.manualRatio, '×'))
+      cell(
+        "a step's own statements, sent again alone (ms a step)",
+        '',
+        name,
+        formatSpread(step.statementsAlone)
+      )
+      cell(
+        'package / (its statements alone + manual loop step)',
+        '',
+        name,
+        formatSpread(step.leastRatio, '×')
+      )
+      cell(
         `per step with tracing on (ms; ${formatNumber(step.spansPerStep)} spans a step)`,
         '',
         name,
