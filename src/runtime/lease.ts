@@ -179,18 +179,29 @@ export class Lease {
 
   /**
    * The run-row columns a checkpoint's fence sets besides its own: the
-   * lease extended from `now`. The fence itself (an update matching only
-   * while this process holds the lease and the run still runs) is written
-   * by checkpoint_write.ts; no match means the checkpoint writes nothing:
-   * the run was cancelled or finished, or another driver took it after
-   * this one stalled past its lease.
+   * lease extended from `now`, once a third of it has passed since the
+   * driver last wrote it (`expiresAt`, when it took or extended it), the
+   * heartbeat's pace; null while more is left, and the checkpoint leaves
+   * the lease's columns alone. Both are indexed, so moving them at every
+   * step cost a fifth of a SQLite checkpoint (docs/design.md §9). The
+   * fence itself (an update matching only while this process holds the
+   * lease and the run still runs) is written by checkpoint_write.ts; no
+   * match means the checkpoint writes nothing: the run was cancelled or
+   * finished, or another driver took it after this one stalled past its
+   * lease.
    */
-  extension(now: DateTime): Record<string, unknown> {
+  extension(
+    now: DateTime,
+    expiresAt: DateTime | null
+  ): { columns: Record<string, unknown>; expiresAt: DateTime } | null {
+    const left = expiresAt ? expiresAt.toMillis() - now.toMillis() : 0
+    if (left > (this.#ttl * 2) / 3) return null
+    const until = later(now, this.#ttl)
     this.#probe ??= new AgentRun()
-    return preparedColumns(this.#probe, {
-      leaseExpiresAt: later(now, this.#ttl),
-      updatedAt: now,
-    })
+    return {
+      columns: preparedColumns(this.#probe, { leaseExpiresAt: until, updatedAt: now }),
+      expiresAt: until,
+    }
   }
 
   async #extend(runId: string) {

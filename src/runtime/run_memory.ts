@@ -240,11 +240,14 @@ export class RunMemory {
       // A checkpoint is progress: a drive error noted on the run is over
       ...(this.run.lastError !== null ? { last_error: null, last_error_at: null } : {}),
     }
+    // A checkpoint must change the row (MySQL counts changed rows): its length does, or the lease
+    const due = written.length > 0 ? this.run.leaseExpiresAt : null
+    const extended = fenced ? this.#lease.extension(now, due) : null
     const committed = await writeCheckpoint({
       runId: this.run.id,
       owner: this.#lease.owner,
       running: fenced,
-      run: fenced ? { ...length, ...this.#lease.extension(now) } : length,
+      run: extended ? { ...length, ...extended.columns } : length,
       journal: preparedRows(
         JournalRow,
         written.map((entry, index) => ({
@@ -267,6 +270,7 @@ export class RunMemory {
       journalLength: this.journal.length,
       lastError: null,
       lastErrorAt: null,
+      ...(extended && { leaseExpiresAt: extended.expiresAt, updatedAt: now }),
     })
     return true
   }

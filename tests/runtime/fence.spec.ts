@@ -310,4 +310,67 @@ test.group(`Runtime lease fence | ${dbName()}`, (group) => {
     assert.equal(run.leaseOwner, 'driver-third')
     assert.equal(run.status, 'running')
   })
+
+  /*
+   * The lease's two columns are indexed, so a checkpoint moves them only
+   * once a third of the lease has passed since the driver wrote it, as the
+   * heartbeat would (Lease.extension). The probe marks `updated_at` after
+   * the take; a checkpoint that extended the lease would overwrite the mark.
+   */
+  test('a checkpoint extends the lease once a third of it has passed, not at every step', async ({
+    assert,
+  }) => {
+    const ttl = 3_000
+    const marked = DateTime.fromISO('2001-02-03T04:05:06Z')
+    const seen: { updatedAt: DateTime; leaseExpiresAt: DateTime | null }[] = []
+    const probe = defineTool({
+      name: 'probe',
+      description: 'Probe the run row',
+      kind: 'read',
+      input: vine.object({}),
+      handle: async (_input, context) => {
+        const row = await AgentRun.findOrFail(context.runId)
+        seen.push({ updatedAt: row.updatedAt, leaseExpiresAt: row.leaseExpiresAt })
+        if (seen.length === 1) {
+          await AgentRun.query()
+            .where('id', context.runId)
+            .update(preparedColumns(new AgentRun(), { updatedAt: marked }))
+        }
+        // More than a third of the lease passes before the second step's checkpoint
+        if (seen.length === 2) await new Promise((resolve) => setTimeout(resolve, ttl / 3 + 200))
+        return 'probed'
+      },
+    })
+    const agent = defineAgent({
+      name: 'leased',
+      model: scriptedModel([
+        [call('p1', 'probe', {})],
+        [call('p2', 'probe', {})],
+        [call('p3', 'probe', {})],
+        [say('Done.')],
+      ]),
+      instructions: 'Probe.',
+      tools: [probe],
+    })
+    const agents = createAgents({
+      agents: [agent],
+      owner: 'driver-leased',
+      executor: noExecutor,
+      leaseTtl: ttl,
+    })
+    const run = await agents.start('leased', { input: 'probe', owner: null })
+    assert.equal(await agents.driver.drive(run.id), 'completed')
+
+    assert.lengthOf(seen, 3)
+    assert.equal(
+      seen[1].updatedAt.toMillis(),
+      marked.toMillis(),
+      'the first checkpoint left the lease as taken'
+    )
+    const extended = seen[2]
+    assert.isAbove(extended.updatedAt.toMillis(), marked.toMillis(), 'the second extended it')
+    // Written together, from the same now: a second apart at most where the column keeps seconds
+    assert.closeTo(extended.leaseExpiresAt!.diff(extended.updatedAt).toMillis(), ttl, 1_000)
+    assert.isAbove(extended.leaseExpiresAt!.toMillis(), seen[0].leaseExpiresAt!.toMillis())
+  })
 })
