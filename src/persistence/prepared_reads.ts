@@ -7,7 +7,8 @@
  * Compiling the query was a tenth of a settle's own CPU, and PostgreSQL and
  * MySQL parsed and planned its text anew each time. Another SQLite driver
  * gets the query through knex, as before. The lease's update, which returns
- * the run it took, is prepared the same way (`preparedWrite`).
+ * the run it took, is prepared the same way (`preparedWrite`), and so is
+ * MySQL's, which returns how many rows it changed (`preparedUpdate`).
  *
  * A read is built once with a marker in place of each parameter; the
  * bindings knex compiled are kept, the markers' places filled at each call.
@@ -15,7 +16,8 @@
 
 import type { QueryClientContract } from '@adonisjs/lucid/types/database'
 import { pgNamed } from './pg_writes.ts'
-import { isMysql2, mysqlRows } from './mysql_writes.ts'
+import { isMysql2, mysqlRows, mysqlWrite } from './mysql_writes.ts'
+import { affectedRows } from './prepared_columns.ts'
 import { isBetterSqlite, sqliteRows, sqliteWrite, type KnexQuery } from './sqlite_writes.ts'
 
 type Row = Record<string, unknown>
@@ -45,7 +47,8 @@ export function preparedRead(
  * A write with `returning` (an update that hands back the rows it
  * changed), prepared as a read is; on SQLite it joins the turn's group
  * commit (./sqlite_writes.ts). Not for MySQL, which returns no rows from
- * a write: there it goes through knex. The lease every drive takes.
+ * a write: there it goes through knex (`preparedUpdate` is MySQL's). The
+ * lease every drive takes.
  *
  * @example
  * const take = preparedWrite(1, (client, id) => client.knexQuery().from('agent_runs').where('id', id).returning('*').update({ status: 'running' }))
@@ -58,21 +61,39 @@ export function preparedWrite(
   return prepared(arity, build, true)
 }
 
-function prepared(
+/**
+ * An update that returns how many rows it changed, prepared as a read is
+ * on MySQL, where a write returns no rows (mysql2's `execute`, outside a
+ * transaction: one statement commits by itself); through knex elsewhere.
+ * The lease a drive takes on MySQL.
+ *
+ * @example
+ * const take = preparedUpdate(1, (client, id) => client.knexQuery().from('agent_runs').where('id', id).update({ status: 'running' }))
+ * const taken = (await take(client, [runId])) === 1
+ */
+export function preparedUpdate(
   arity: number,
-  build: (client: QueryClientContract, ...parameters: string[]) => KnexQuery,
-  write: boolean
+  build: (client: QueryClientContract, ...parameters: string[]) => KnexQuery
+) {
+  const compile = compiler(arity, build)
+  return async (client: QueryClientContract, parameters: unknown[]): Promise<number> => {
+    if (!isMysql2(client)) return affectedRows(await build(client, ...(parameters as string[])))
+    const { sql, bindings } = compile(client, parameters)
+    return mysqlWrite(client, (writer) => writer.run(sql, [...bindings]), undefined, false)
+  }
+}
+
+/** `build`'s query compiled once per dialect, with `parameters` in their places */
+function compiler(
+  arity: number,
+  build: (client: QueryClientContract, ...parameters: string[]) => KnexQuery
 ) {
   const compiledBy = new Map<string, Compiled>()
   const markers = Array.from({ length: arity }, (_, index) => marker(index))
   const slots = new Map(markers.map((text, index) => [text, index]))
 
-  return async (client: QueryClientContract, parameters: unknown[]): Promise<Row[]> => {
+  return (client: QueryClientContract, parameters: unknown[]): Compiled => {
     const dialect = client.dialect.name
-    const sqlite = isBetterSqlite(client)
-    if (!sqlite && dialect !== 'postgres' && (write || !isMysql2(client))) {
-      return (await build(client, ...(parameters as string[]))) as Row[]
-    }
     let compiled = compiledBy.get(dialect)
     if (!compiled) {
       compiled = build(client, ...markers)
@@ -81,7 +102,7 @@ function prepared(
       const placed = markers.filter((text) => compiled!.bindings.includes(text))
       if (placed.length !== arity) {
         throw new Error(
-          `A prepared read binds ${placed.length} of its ${arity} parameters as values`
+          `A prepared statement binds ${placed.length} of its ${arity} parameters as values`
         )
       }
       compiledBy.set(dialect, compiled)
@@ -90,12 +111,26 @@ function prepared(
       const slot = typeof binding === 'string' ? slots.get(binding) : undefined
       return slot === undefined ? binding : parameters[slot]
     })
-    if (sqlite && write) {
-      const { sql } = compiled
-      return sqliteWrite(client, (writer) => writer.all(sql, bindings))
+    return { sql: compiled.sql, bindings }
+  }
+}
+
+function prepared(
+  arity: number,
+  build: (client: QueryClientContract, ...parameters: string[]) => KnexQuery,
+  write: boolean
+) {
+  const compile = compiler(arity, build)
+  return async (client: QueryClientContract, parameters: unknown[]): Promise<Row[]> => {
+    const dialect = client.dialect.name
+    const sqlite = isBetterSqlite(client)
+    if (!sqlite && dialect !== 'postgres' && (write || !isMysql2(client))) {
+      return (await build(client, ...(parameters as string[]))) as Row[]
     }
-    if (sqlite) return sqliteRows(client, compiled.sql, bindings)
-    if (dialect === 'postgres') return pgNamed(client, compiled.sql, bindings)
-    return mysqlRows(client, compiled.sql, bindings)
+    const { sql, bindings } = compile(client, parameters)
+    if (sqlite && write) return sqliteWrite(client, (writer) => writer.all(sql, bindings))
+    if (sqlite) return sqliteRows(client, sql, bindings)
+    if (dialect === 'postgres') return pgNamed(client, sql, bindings)
+    return mysqlRows(client, sql, bindings)
   }
 }

@@ -12,8 +12,8 @@ import { DateTime } from 'luxon'
 import type { QueryClientContract } from '@adonisjs/lucid/types/database'
 import { AgentRun, FINISHED_RUN_STATUSES } from '../persistence/models/agent_run.ts'
 import { pendingRowOfTheRun } from './stranded.ts'
-import { affectedRows, preparedColumns, readRows } from '../persistence/prepared_columns.ts'
-import { preparedWrite } from '../persistence/prepared_reads.ts'
+import { preparedColumns, readRows } from '../persistence/prepared_columns.ts'
+import { preparedUpdate, preparedWrite } from '../persistence/prepared_reads.ts'
 import debug from '../debug.ts'
 
 /** `ms` after `now`: Luxon's `plus` costs a checkpoint more than the rest of its dates */
@@ -79,15 +79,31 @@ function takeable(client: QueryClientContract, runId: string, owner: string, now
   )
 }
 
+/** What taking the lease sets: running, held by `owner` until `expires` (prepared) */
+function taken(owner: string, now: string, expires: string) {
+  return { status: 'running', lease_owner: owner, lease_expires_at: expires, updated_at: now }
+}
+
 /**
- * The lease's take where an update returns the row (PostgreSQL, SQLite),
- * compiled once and prepared on the driver: the run's id, the owner, now
- * and the lease's expiry, prepared.
+ * The lease's take, compiled once and prepared on the driver: the run's
+ * id, the owner, now and the lease's expiry, prepared. Where an update
+ * returns the row (PostgreSQL, SQLite) it returns the run taken; on MySQL
+ * it counts the row it changed, and, given the run as read, the journal's
+ * length and the attempt it must still have.
  */
 const take = preparedWrite(4, (client, runId, owner, now, expires) =>
   takeable(client, runId, owner, now)
     .returning('*')
-    .update({ status: 'running', lease_owner: owner, lease_expires_at: expires, updated_at: now })
+    .update(taken(owner, now, expires))
+)
+const takeOnMysql = preparedUpdate(4, (client, runId, owner, now, expires) =>
+  takeable(client, runId, owner, now).update(taken(owner, now, expires))
+)
+const takeAsRead = preparedUpdate(6, (client, runId, owner, now, expires, length, attempt) =>
+  takeable(client, runId, owner, now)
+    .where('journal_length', length)
+    .where('attempt', attempt)
+    .update(taken(owner, now, expires))
 )
 
 /**
@@ -126,20 +142,20 @@ export class Lease {
     const now = DateTime.now()
     const probe = new AgentRun()
     const client = AgentRun.$adapter.modelConstructorClient(AgentRun)
-    const taken = {
+    const held = {
       status: 'running' as const,
       leaseOwner: this.owner,
       leaseExpiresAt: later(now, this.#ttl),
       updatedAt: now,
     }
-    const changes = preparedColumns(probe, taken)
+    const changes = preparedColumns(probe, held)
     let acquired: false | { run: AgentRun | null }
     if (client.dialect.name === 'mysql') {
-      const query = takeable(client, runId, this.owner, changes.updated_at)
-      if (read) query.where('journal_length', read.journalLength).where('attempt', read.attempt)
-      acquired = affectedRows(await query.update(changes)) === 1 && {
-        run: read ? Object.assign(read, taken) : null,
-      }
+      const parameters = [runId, this.owner, changes.updated_at, changes.lease_expires_at]
+      const changed = read
+        ? await takeAsRead(client, [...parameters, read.journalLength, read.attempt])
+        : await takeOnMysql(client, parameters)
+      acquired = changed === 1 && { run: read ? Object.assign(read, held) : null }
     } else {
       // PostgreSQL and SQLite return the row as updated: the driver need not read it back
       const rows = await take(client, [

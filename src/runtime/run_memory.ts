@@ -45,6 +45,10 @@ const journalOfRun = preparedRead(1, (client, runId) =>
     .orderBy('sequence', 'asc')
     .select('kind', 'payload')
 )
+/** A run's row, by its key (MySQL reads it before it takes the lease) */
+const runById = preparedRead(1, (client, runId) =>
+  client.knexQuery().from(AgentRun.table).where('id', runId)
+)
 const rowsOfRun = preparedRead(1, (client, runId) =>
   client.knexQuery().from(ToolCall.table).where('run_id', runId).orderBy('sequence', 'asc')
 )
@@ -143,10 +147,7 @@ export class RunMemory {
         run.attempt === 1 ? (rows.at(-1)?.sequence ?? 0) + 1 : await nextSequence(ToolCall, runId)
       return new RunMemory(run, journal, rows, nextRow, lease, beforeCommit)
     }
-    const [read] = readRows(
-      AgentRun,
-      await client.knexQuery().from(AgentRun.table).where('id', runId).limit(1)
-    )
+    const [read] = readRows(AgentRun, await runById(client, [runId]))
     if (!read) return false
     const fresh = read.journalLength === 0
     const [acquired, journal, everyRow] = await Promise.all([

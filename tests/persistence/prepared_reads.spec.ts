@@ -3,7 +3,8 @@
  * each database: they answer what knex's query answers, types and all
  * (mysql2's `execute` speaks MySQL's binary protocol, knex its text one);
  * `findRow`, the read every settle starts with, gives the row Lucid gives
- * with its run's agent; a statement is prepared once per connection, and
+ * with its run's agent; an update prepared on MySQL counts the rows it
+ * changed, as knex's does; a statement is prepared once per connection, and
  * again on the connection that replaces one the server killed (SQLite: the
  * app's connection closed and opened again).
  */
@@ -20,7 +21,7 @@ import {
   preparedWhile,
   statementsWhile,
 } from '../helpers/prepared.ts'
-import { preparedRead } from '../../src/persistence/prepared_reads.ts'
+import { preparedRead, preparedUpdate } from '../../src/persistence/prepared_reads.ts'
 import { findRow, runAgentOf } from '../../src/inbox/rows.ts'
 import { ToolCall } from '../../src/persistence/models/tool_call.ts'
 
@@ -105,6 +106,24 @@ test.group(`Prepared reads | ${dbName()}`, (group) => {
     assert.deepEqual(row!.serialize(), lucid.serialize())
     assert.equal(runAgentOf(row!), 'deployer')
     assert.isNull(await findRow('7c1a3a52-0000-4000-8000-000000000000'))
+  })
+
+  test('a prepared update counts the rows it changed, as knex does, prepared on MySQL', async ({
+    assert,
+  }) => {
+    const relabel = preparedUpdate(2, (writer, id, label) =>
+      writer.knexQuery().from(PROBE).where('id', id).whereNot('label', label).update({ label })
+    )
+    const { result: changed, seen } = await statementsWhile(() => relabel(client(), [2, 'deux']))
+    assert.equal(changed, 1)
+    // The row no longer matches, then a row that is not there
+    assert.equal(await relabel(client(), [2, 'deux']), 0)
+    assert.equal(await relabel(client(), [9, 'neuf']), 0)
+    const [row] = await client().knexQuery().from(PROBE).where('id', 2)
+    assert.equal(row.label, 'deux')
+    // Sent on the driver on MySQL (published), through knex elsewhere (not)
+    assert.lengthOf(seen, dbName() === 'mysql' ? 1 : 0)
+    await client().knexQuery().from(PROBE).where('id', 2).update({ label: 'two' })
   })
 
   test('a parameter the query does not bind as a value is refused at once', async ({ assert }) => {
