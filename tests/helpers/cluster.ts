@@ -189,6 +189,15 @@ export async function createQueueJobsTable(db: Database, tableName = 'queue_jobs
  * Sends a reply over HTTP as `person`; resolves with the status.
  */
 export async function reply(baseUrl: string, row: ViewedRow, body: object, person = 'user:1') {
+  const { status } = await replied(baseUrl, row, body, person)
+  return status
+}
+
+/**
+ * Sends a reply over HTTP as `person`; resolves with the status and the
+ * response's body (what a failed reply said).
+ */
+export async function replied(baseUrl: string, row: ViewedRow, body: object, person = 'user:1') {
   const response = await fetch(`${baseUrl}/inbox/rows/${row.id}/reply`, {
     method: 'POST',
     headers: {
@@ -198,8 +207,7 @@ export async function reply(baseUrl: string, row: ViewedRow, body: object, perso
     },
     body: JSON.stringify({ ...body, digest: viewDigest(row) }),
   })
-  await response.text()
-  return response.status
+  return { status: response.status, text: await response.text() }
 }
 
 /**

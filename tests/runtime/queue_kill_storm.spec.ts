@@ -31,7 +31,7 @@ import { mulberry32 } from '../helpers/fuzz.ts'
 import {
   inParallel,
   prepareClusterTables,
-  reply,
+  replied,
   startClusterProcess,
   startRun,
   startWebServer,
@@ -119,8 +119,11 @@ test.group(`Queue kill storm | ${dbName()}`, (group) => {
       await inParallel(pending, 8, async (row) => {
         const server = next() < 0.5 ? servers[0] : servers[1]
         const body = row.kind === 'action' ? { approved: true } : ANSWER
-        const status = await reply(server.baseUrl, row, body)
-        assert.equal(status, 200, `reply to ${row.id} through ${server.baseUrl}`)
+        const { status, text } = await replied(server.baseUrl, row, body)
+        // A failed reply says what the server answered and logged
+        const said =
+          status === 200 ? '' : `: ${text.slice(0, 2_000)}\n${server.output().slice(-6_000)}`
+        assert.equal(status, 200, `reply to ${row.id} through ${server.baseUrl}${said}`)
       })
       return pending.length
     }
