@@ -19,7 +19,7 @@
 import type { Database } from '@adonisjs/lucid/database'
 import type { QueryClientContract } from '@adonisjs/lucid/types/database'
 import { sqlDiagnostics } from '../src/persistence/driver_statements.ts'
-import { isBetterSqlite } from '../src/persistence/sqlite_writes.ts'
+import { isBetterSqlite, sqliteValue } from '../src/persistence/sqlite_writes.ts'
 import { pgNamed } from '../src/persistence/pg_writes.ts'
 import { isMysql2 } from '../src/persistence/mysql_writes.ts'
 
@@ -155,12 +155,7 @@ function replaySqlite(connection: { prepare(sql: string): SqliteStatement }, cap
       statements.set(sql, statement)
     }
     // The driver's statements were published with their bindings converted; knex's as given
-    const values = bindings.map((value) => {
-      if (value === undefined) return null
-      if (typeof value === 'boolean') return Number(value)
-      if (value instanceof Date) return value.valueOf()
-      return value
-    })
+    const values = bindings.map(sqliteValue)
     if (statement.reader) statement.all(...values)
     else statement.run(...values)
   }

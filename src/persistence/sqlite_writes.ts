@@ -49,7 +49,8 @@ function statementOf(connection: Connection, sql: string, bindings: unknown[]): 
   return statement
 }
 
-function binding(value: unknown): unknown {
+/** A value as better-sqlite3 binds it, converted as knex's better-sqlite3 client does */
+export function sqliteValue(value: unknown): unknown {
   if (value === undefined) return null
   if (typeof value === 'boolean') return Number(value)
   if (value instanceof Date) return value.valueOf()
@@ -57,12 +58,12 @@ function binding(value: unknown): unknown {
 }
 
 function runOn(connection: Connection, sql: string, bindings: unknown[] = []): number {
-  const values = bindings.map(binding)
+  const values = bindings.map(sqliteValue)
   return statementOf(connection, sql, values).run(...values).changes
 }
 
 function allOn(connection: Connection, sql: string, bindings: readonly unknown[]) {
-  const values = bindings.map(binding)
+  const values = bindings.map(sqliteValue)
   return statementOf(connection, sql, values).all(...values)
 }
 
